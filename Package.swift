@@ -1,0 +1,89 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "overland",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "overland-log", targets: ["overland-log"]),
+        .executable(name: "overland-sync", targets: ["overland-sync"]),
+        .executable(name: "overland", targets: ["overland"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.60.0"),
+    ],
+    targets: [
+        // The system zlib (Debian: libz-dev), for gzip members.
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["libz-dev"])]
+        ),
+        // A small JSON reader and writer over bytes: no Foundation, bounded depth and size.
+        .target(name: "OverlandJSON"),
+        // NMEA 0183 and gpsd JSON decoding: bytes in, fixes out. Pure.
+        .target(name: "OverlandNMEA", dependencies: ["OverlandJSON"]),
+        // The wire: location Feature, request body, reply, `set`, OwnTracks.
+        .target(name: "OverlandProtocol", dependencies: ["OverlandJSON"]),
+        // Segments, append, seal, recover, cursor, manifest.
+        .target(name: "OverlandJournal", dependencies: ["CZlib", "OverlandJSON"]),
+        // Settings: the file, every key with its allowed values, presets, `set`, setup links.
+        .target(name: "OverlandSettings", dependencies: ["OverlandJSON"]),
+        // Reads the journal from the cursor, batches, posts, advances the cursor.
+        .target(
+            name: "OverlandSync",
+            dependencies: [
+                "OverlandJournal", "OverlandProtocol", "OverlandJSON",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+        // From fixes to records: filters, device metadata (battery, wifi, ids), motion, trips.
+        .target(
+            name: "OverlandRecorder",
+            dependencies: ["OverlandNMEA", "OverlandProtocol", "OverlandJournal"]
+        ),
+        // What the three commands share: options, settings, exit statuses, terminal output.
+        .target(
+            name: "OverlandCLI",
+            dependencies: [
+                "OverlandNMEA", "OverlandProtocol", "OverlandJournal", "OverlandJSON", "OverlandRecorder",
+                "OverlandSettings", "OverlandSync",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "overland-log", dependencies: ["OverlandCLI"]),
+        .executableTarget(name: "overland-sync", dependencies: ["OverlandCLI"]),
+        .executableTarget(name: "overland", dependencies: ["OverlandCLI"]),
+        // Drives the journal library through scripted appends, reads and cursor moves,
+        // with fault points, for the crash tests. Not installed.
+        .executableTarget(name: "journal-torture", dependencies: ["OverlandJournal"]),
+
+        .testTarget(name: "OverlandJSONTests", dependencies: ["OverlandJSON"]),
+        .testTarget(name: "OverlandNMEATests", dependencies: ["OverlandNMEA"], exclude: ["Fixtures"]),
+        .testTarget(name: "OverlandProtocolTests", dependencies: ["OverlandProtocol"]),
+        .testTarget(name: "OverlandJournalTests", dependencies: ["OverlandJournal"]),
+        .testTarget(name: "OverlandRecorderTests", dependencies: ["OverlandRecorder"]),
+        .testTarget(name: "OverlandSettingsTests", dependencies: ["OverlandSettings"]),
+        .testTarget(
+            name: "OverlandSyncTests",
+            dependencies: [
+                "OverlandSync",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: [
+                "OverlandJournal", "OverlandJSON",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                "overland-log", "overland-sync", "overland", "journal-torture",
+            ]
+        ),
+    ]
+)

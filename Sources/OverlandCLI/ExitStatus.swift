@@ -1,0 +1,55 @@
+import ArgumentParser
+import OverlandJournal
+
+/// Exit statuses, per sysexits(3).
+public enum ExitStatus: Int32, Sendable {
+    case ok = 0
+    case usage = 64
+    case dataError = 65
+    case noInput = 66
+    case cannotCreate = 73
+    case ioError = 74
+    case tryLater = 75
+    case protocolError = 76
+    case noPermission = 77
+    case configuration = 78
+}
+
+/// An error a command reports as one line on stderr, with its exit status.
+public struct CommandFailure: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public var status: ExitStatus
+
+    public init(_ message: String, status: ExitStatus) {
+        self.message = message
+        self.status = status
+    }
+
+    public var description: String { message }
+}
+
+extension JournalError {
+    /// The exit status for this journal error: storage failures are I/O, the rest bad data.
+    var exitStatus: ExitStatus {
+        switch self {
+        case .io(_, _, _, let code) where code == 13 /* EACCES */ || code == 1 /* EPERM */: return .noPermission
+        case .io, .poisoned: return .ioError
+        case .notAJournal: return .noInput
+        case .untrusted, .invalidRecord: return .dataError
+        }
+    }
+}
+
+/// Runs a command body, turning the errors it throws into one line on stderr
+/// (`TOOL: message`) and the matching exit status.
+public func reportingFailures(_ tool: String, _ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch let failure as CommandFailure {
+        Terminal.error("\(tool): \(failure.message)")
+        throw ExitCode(failure.status.rawValue)
+    } catch let error as JournalError {
+        Terminal.error("\(tool): \(error)")
+        throw ExitCode(error.exitStatus.rawValue)
+    }
+}

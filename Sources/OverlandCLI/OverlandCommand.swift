@@ -1,0 +1,18 @@
+import ArgumentParser
+
+/// `overland`: the control command.
+public struct OverlandCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "overland",
+        abstract: "Control an overland GPS logger.",
+        version: OverlandVersion.current,
+        subcommands: [JournalCommand.self]
+    )
+
+    public init() {}
+}
+
+/// The version all three tools report.
+public enum OverlandVersion {
+    public static let current = "0.1.0"
+}

@@ -1,0 +1,304 @@
+/// A strict RFC 8259 parser from bytes to `JSONValue`.
+///
+/// Accepts any value at the top level, with optional surrounding whitespace, and nothing
+/// after it. Rejects leading zeros, `NaN` and `Infinity`, unescaped control characters,
+/// ill-formed UTF-8, unknown escapes and unpaired surrogate escapes (they cannot be held
+/// in a `String`), and numbers too large for a `Double` (RFC 8259 section 6 allows such
+/// a limit). A repeated object key keeps its last value. The parser does not recurse:
+/// nesting costs heap, bounded by `JSONLimits.maxDepth`.
+public enum JSONParser {
+    /// Parses one JSON document held in `bytes`.
+    public static func parse(
+        _ bytes: UnsafeRawBufferPointer,
+        limits: JSONLimits = JSONLimits()
+    ) throws(JSONError) -> JSONValue {
+        guard bytes.count <= limits.maxBytes else {
+            throw JSONError(.tooLarge(limit: limits.maxBytes), at: limits.maxBytes)
+        }
+        guard let base = bytes.baseAddress, bytes.count > 0 else {
+            throw JSONError(.unexpectedEnd, at: 0)
+        }
+        var parser = TreeBuilder(
+            scanner: ByteScanner(base: base.assumingMemoryBound(to: UInt8.self), count: bytes.count),
+            limits: limits
+        )
+        return try parser.parseDocument()
+    }
+
+    /// Parses one JSON document held in `bytes` (an array, a slice, a `String.UTF8View`...).
+    public static func parse(
+        _ bytes: some Collection<UInt8>,
+        limits: JSONLimits = JSONLimits()
+    ) throws(JSONError) -> JSONValue {
+        let contiguous = bytes.withContiguousStorageIfAvailable { buffer in
+            parseCatching(UnsafeRawBufferPointer(buffer), limits: limits)
+        }
+        if let contiguous { return try contiguous.get() }
+        return try Array(bytes).withUnsafeBytes { parseCatching($0, limits: limits) }.get()
+    }
+
+    /// Parses one JSON document held in `text`.
+    public static func parse(_ text: String, limits: JSONLimits = JSONLimits()) throws(JSONError) -> JSONValue {
+        var text = text
+        return try text.withUTF8 { parseCatching(UnsafeRawBufferPointer($0), limits: limits) }.get()
+    }
+
+    // Closures of rethrowing stdlib functions lose the typed error; carry it in a Result.
+    private static func parseCatching(_ bytes: UnsafeRawBufferPointer, limits: JSONLimits) -> Result<JSONValue, JSONError> {
+        do {
+            return .success(try parse(bytes, limits: limits))
+        } catch {
+            return .failure(error)
+        }
+    }
+}
+
+/// The working state of one parse: the scanner plus a stack of open containers.
+private struct TreeBuilder {
+    var scanner: ByteScanner
+    let limits: JSONLimits
+
+    // One entry per open container; `isObject` says which of the other stacks it uses.
+    var isObject: [Bool] = []
+    var arrays: [[JSONValue]] = []
+    var objects: [[String: JSONValue]] = []
+    var keys: [String] = []
+
+    init(scanner: ByteScanner, limits: JSONLimits) {
+        self.scanner = scanner
+        self.limits = limits
+    }
+
+    mutating func parseDocument() throws(JSONError) -> JSONValue {
+        var value: JSONValue
+        nextValue: while true {
+            scanner.skipWhitespace()
+            let byte = try scanner.current()
+            switch byte {
+            case UInt8(ascii: "{"):
+                try open()
+                scanner.skipWhitespace()
+                if try scanner.current() == UInt8(ascii: "}") {
+                    scanner.position += 1
+                    value = .object([:])
+                } else {
+                    isObject.append(true)
+                    objects.append([:])
+                    keys.append(try parseKey())
+                    continue nextValue
+                }
+            case UInt8(ascii: "["):
+                try open()
+                scanner.skipWhitespace()
+                if try scanner.current() == UInt8(ascii: "]") {
+                    scanner.position += 1
+                    value = .array([])
+                } else {
+                    isObject.append(false)
+                    arrays.append([])
+                    continue nextValue
+                }
+            case UInt8(ascii: "\""):
+                value = .string(try parseString())
+            case UInt8(ascii: "t"):
+                try scanner.scanLiteral("true")
+                value = .bool(true)
+            case UInt8(ascii: "f"):
+                try scanner.scanLiteral("false")
+                value = .bool(false)
+            case UInt8(ascii: "n"):
+                try scanner.scanLiteral("null")
+                value = .null
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                let start = scanner.position
+                try scanner.scanNumber()
+                value = .number(try number(from: start, to: scanner.position))
+            default:
+                throw JSONError(.unexpectedByte(byte), at: scanner.position)
+            }
+
+            // A value is complete: hand it to the innermost open container, closing
+            // containers for as long as their closing bracket follows.
+            while let inObject = isObject.last {
+                scanner.skipWhitespace()
+                let separator = try scanner.current()
+                if inObject {
+                    objects[objects.count - 1][keys.removeLast()] = value
+                    if separator == UInt8(ascii: ",") {
+                        scanner.position += 1
+                        keys.append(try parseKey())
+                        continue nextValue
+                    }
+                    guard separator == UInt8(ascii: "}") else {
+                        throw JSONError(.unexpectedByte(separator), at: scanner.position)
+                    }
+                    scanner.position += 1
+                    isObject.removeLast()
+                    value = .object(objects.removeLast())
+                } else {
+                    arrays[arrays.count - 1].append(value)
+                    if separator == UInt8(ascii: ",") {
+                        scanner.position += 1
+                        continue nextValue
+                    }
+                    guard separator == UInt8(ascii: "]") else {
+                        throw JSONError(.unexpectedByte(separator), at: scanner.position)
+                    }
+                    scanner.position += 1
+                    isObject.removeLast()
+                    value = .array(arrays.removeLast())
+                }
+            }
+            break
+        }
+        scanner.skipWhitespace()
+        guard scanner.position == scanner.count else {
+            throw JSONError(.trailingData, at: scanner.position)
+        }
+        return value
+    }
+
+    /// Counts the container whose opening bracket is at `position` and moves past it.
+    @inline(__always)
+    private mutating func open() throws(JSONError) {
+        guard isObject.count < limits.maxDepth else {
+            throw JSONError(.tooDeep(limit: limits.maxDepth), at: scanner.position)
+        }
+        scanner.position += 1
+    }
+
+    /// Reads `"key" :` and leaves the scanner at the member's value.
+    private mutating func parseKey() throws(JSONError) -> String {
+        scanner.skipWhitespace()
+        let byte = try scanner.current()
+        guard byte == UInt8(ascii: "\"") else { throw JSONError(.unexpectedByte(byte), at: scanner.position) }
+        let key = try parseString()
+        try scanner.expect(UInt8(ascii: ":"))
+        return key
+    }
+
+    private mutating func parseString() throws(JSONError) -> String {
+        let (start, end, hasEscapes) = try scanner.scanString(maxBytes: limits.maxStringBytes)
+        let base = scanner.base
+        if !hasEscapes {
+            // Already checked to be well-formed UTF-8, so this copies without repair.
+            return String(decoding: UnsafeBufferPointer(start: base + start, count: end - start), as: UTF8.self)
+        }
+        // Escapes only ever shrink the text, so its length bounds the decoded length.
+        return String(unsafeUninitializedCapacity: end - start) { output in
+            var index = start
+            var written = 0
+            func put(_ byte: UInt8) {
+                output[written] = byte
+                written += 1
+            }
+            while index < end {
+                let byte = base[index]
+                guard byte == UInt8(ascii: "\\") else {
+                    put(byte)
+                    index += 1
+                    continue
+                }
+                let escaped = base[index + 1]
+                index += 2
+                switch escaped {
+                case UInt8(ascii: "b"): put(0x08)
+                case UInt8(ascii: "f"): put(0x0C)
+                case UInt8(ascii: "n"): put(0x0A)
+                case UInt8(ascii: "r"): put(0x0D)
+                case UInt8(ascii: "t"): put(0x09)
+                case UInt8(ascii: "u"):
+                    // The scanner has checked the digits and the pairing already.
+                    var scalar = (try? scanner.hex4(at: index, escapeAt: index)) ?? 0xFFFD
+                    index += 4
+                    if scalar >= 0xD800 && scalar <= 0xDBFF {
+                        let low = (try? scanner.hex4(at: index + 2, escapeAt: index)) ?? 0xDC00
+                        index += 6
+                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    }
+                    if scalar < 0x80 {
+                        put(UInt8(scalar))
+                    } else if scalar < 0x800 {
+                        put(UInt8(0xC0 | scalar >> 6))
+                        put(UInt8(0x80 | scalar & 0x3F))
+                    } else if scalar < 0x10000 {
+                        put(UInt8(0xE0 | scalar >> 12))
+                        put(UInt8(0x80 | scalar >> 6 & 0x3F))
+                        put(UInt8(0x80 | scalar & 0x3F))
+                    } else {
+                        put(UInt8(0xF0 | scalar >> 18))
+                        put(UInt8(0x80 | scalar >> 12 & 0x3F))
+                        put(UInt8(0x80 | scalar >> 6 & 0x3F))
+                        put(UInt8(0x80 | scalar & 0x3F))
+                    }
+                default: put(escaped)  // '"', '\\' and '/'
+                }
+            }
+            return written
+        }
+    }
+
+    /// Converts the number text in `start..<end`, already checked against the grammar.
+    private func number(from start: Int, to end: Int) throws(JSONError) -> Double {
+        let base = scanner.base
+        var index = start
+        let negative = base[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
+        var mantissa: UInt64 = 0
+        var exponent = 0
+        var exact = true
+        var seenPoint = false
+        while index < end {
+            let byte = base[index]
+            if byte == UInt8(ascii: ".") {
+                seenPoint = true
+            } else if ByteScanner.isDigit(byte) {
+                if mantissa < (UInt64.max - 9) / 10 {
+                    mantissa = mantissa * 10 + UInt64(byte &- UInt8(ascii: "0"))
+                    if seenPoint { exponent -= 1 }
+                } else {
+                    exact = false
+                }
+            } else {
+                break  // 'e' or 'E'
+            }
+            index += 1
+        }
+        if index < end {
+            index += 1
+            var exponentNegative = false
+            if base[index] == UInt8(ascii: "-") || base[index] == UInt8(ascii: "+") {
+                exponentNegative = base[index] == UInt8(ascii: "-")
+                index += 1
+            }
+            var explicit = 0
+            while index < end {
+                // Clamped: anything this large overflows or underflows a Double anyway.
+                if explicit < 100_000 { explicit = explicit * 10 + Int(base[index] &- UInt8(ascii: "0")) }
+                index += 1
+            }
+            exponent += exponentNegative ? -explicit : explicit
+        }
+        // Clinger's fast path: an integer below 2^53 and a power of ten up to 1e22 are both
+        // exact doubles, so one correctly rounded multiply or divide gives the right answer.
+        if exact && mantissa <= 1 << 53 && exponent >= -22 && exponent <= 22 {
+            var value = Double(mantissa)
+            if exponent < 0 {
+                value /= Self.powersOfTen[-exponent]
+            } else if exponent > 0 {
+                value *= Self.powersOfTen[exponent]
+            }
+            return negative ? -value : value
+        }
+        let text = String(decoding: UnsafeBufferPointer(start: base + start, count: end - start), as: UTF8.self)
+        guard let value = Double(text), value.isFinite else {
+            throw JSONError(.numberOutOfRange, at: start)
+        }
+        return value
+    }
+
+    private static let powersOfTen: [Double] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    ]
+}

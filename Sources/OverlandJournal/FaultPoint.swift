@@ -1,0 +1,37 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Named crash points for the crash tests: with `OVERLAND_FAULT_POINT=NAME` (or `NAME:N` for
+/// the Nth time it is reached) the process kills itself with SIGKILL at that point, as power
+/// loss or `kill -9` would, between two steps that must each be durable.
+///
+/// Points: `segment.after-create` (a new segment's temporary file is written and synced,
+/// not yet renamed), `append.after-write` (a member is written, not yet synced),
+/// `append.after-sync`, `seal.after-write` (the sealed copy is synced, not yet renamed),
+/// `seal.after-rename`, `cursor.after-write`, `cursor.after-rename` (before the directory
+/// sync).
+public enum FaultPoint {
+    private struct Armed: Sendable {
+        let name: String
+        let nth: Int
+    }
+
+    private static let armed: Armed? = {
+        guard let raw = getenv("OVERLAND_FAULT_POINT").map({ String(cString: $0) }), !raw.isEmpty else { return nil }
+        let parts = raw.split(separator: ":", maxSplits: 1)
+        let nth = parts.count == 2 ? Int(parts[1]) ?? 1 : 1
+        return Armed(name: String(parts[0]), nth: max(nth, 1))
+    }()
+
+    nonisolated(unsafe) private static var hits = 0
+
+    /// Kills the process if this point is armed and reached for the configured time.
+    public static func reach(_ name: String) {
+        guard let armed, armed.name == name else { return }
+        hits += 1
+        if hits == armed.nth { kill(getpid(), SIGKILL) }
+    }
+}

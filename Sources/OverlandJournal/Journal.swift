@@ -1,0 +1,214 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A journal: a directory of segments (gzip files of JSON lines), a manifest and a cursor.
+/// See journal-format.md. A `Journal` value reads; `JournalAppender` writes.
+public final class Journal: @unchecked Sendable {
+    /// The journal directory.
+    public let path: String
+    public let manifest: JournalManifest
+    let lock: FileLock?
+
+    /// The manifest's journal id.
+    public var id: JournalID { manifest.journalID }
+
+    var segmentsPath: String { path + "/segments" }
+    var cursorPath: String { path + "/cursor.json" }
+    var damagedPath: String { path + "/damaged" }
+    /// Where tools keep their small state files (trip, sync state).
+    public var statePath: String { path + "/state" }
+
+    /// The largest segment file a reader loads; a larger one is refused as damage.
+    static let maxSegmentFileBytes = 256 << 20
+
+    /// Opens the journal at `path`. With `create`, a missing journal is made (directories
+    /// 0700, manifest for `deviceID`); otherwise a directory without a manifest is an error.
+    public init(path: String, create: Bool = false, deviceID: String = "", now: Int64 = Journal.currentTime()) throws(JournalError) {
+        self.path = path
+        let manifestPath = path + "/manifest.json"
+        if FileSystem.kind(manifestPath) == .missing {
+            guard create else {
+                throw .notAJournal(path: path, reason: FileSystem.kind(path) == .missing ? "no such directory" : "no manifest.json")
+            }
+            try FileSystem.makeDirectories(path)
+            // Two processes may create the journal at once (the logger and a trip command):
+            // under the lock, the second finds the first one's manifest and uses it.
+            let creationLock = try FileLock(path: path + "/journal.lock", create: true)
+            try creationLock.withLock(.exclusive) { () throws(JournalError) in
+                guard FileSystem.kind(manifestPath) == .missing else { return }
+                let manifest = JournalManifest(journalID: .random(), deviceID: deviceID, created: now)
+                try FileSystem.makeDirectory(path + "/segments")
+                try FileSystem.replaceAtomically(manifestPath, with: manifest.encoded)
+                try FileSystem.syncDirectory(FileSystem.parentDirectory(of: path))
+            }
+        }
+        switch FileSystem.kind(manifestPath) {
+        case .file: break
+        case .symlink: throw .untrusted(path: manifestPath, reason: "is a symbolic link")
+        default: throw .notAJournal(path: path, reason: "manifest.json is not a file")
+        }
+        manifest = try JournalManifest(parsing: FileSystem.readFile(manifestPath, limit: 4096), path: manifestPath)
+        switch FileSystem.kind(path + "/segments") {
+        case .directory: break
+        case .missing where create: try FileSystem.makeDirectory(path + "/segments")
+        case .missing: throw .notAJournal(path: path, reason: "no segments directory")
+        case .symlink: throw .untrusted(path: path + "/segments", reason: "is a symbolic link")
+        default: throw .notAJournal(path: path, reason: "segments is not a directory")
+        }
+        let lockPath = path + "/journal.lock"
+        if FileSystem.kind(lockPath) == .symlink { throw .untrusted(path: lockPath, reason: "is a symbolic link") }
+        // On read-only media there may be no lock file and no way to make one; nobody can be
+        // appending there, so reading without it is safe.
+        lock = try? FileLock(path: lockPath, create: true)
+    }
+
+    /// Wall-clock Unix seconds.
+    public static func currentTime() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec)
+    }
+
+    // MARK: - Segments
+
+    /// The segments, oldest first. Files with other names are reported and ignored;
+    /// temporary files of an interrupted write (`.tmp-*`) are ignored silently.
+    public func segments(onIssue: JournalIssueHandler? = nil) throws(JournalError) -> [SegmentName] {
+        var names: [SegmentName] = []
+        for fileName in try FileSystem.listDirectory(segmentsPath) {
+            if let name = SegmentName(fileName: fileName) {
+                names.append(name)
+            } else if !fileName.hasPrefix(".tmp-") {
+                onIssue?(JournalIssue(kind: .unexpectedFile, file: "segments/" + fileName, offset: 0, length: 0,
+                                      reason: "segment names are 20 digits and .jsonl.gz"))
+            }
+        }
+        return names.sorted()
+    }
+
+    func segmentPath(_ name: SegmentName) -> String { segmentsPath + "/" + name.fileName }
+
+    /// Reads a whole segment file (segments are bounded; see `maxSegmentFileBytes`).
+    func load(_ name: SegmentName) throws(JournalError) -> [UInt8] {
+        try FileSystem.readFile(segmentPath(name), limit: Self.maxSegmentFileBytes)
+    }
+
+    /// Loads the newest segment under the shared lock, so that what is read ends at a
+    /// commit boundary while an appender writes.
+    func loadCommitted(_ name: SegmentName) throws(JournalError) -> [UInt8] {
+        guard let lock else { return try load(name) }
+        return try lock.withLock(.shared) { () throws(JournalError) in try load(name) }
+    }
+
+    // MARK: - Cursor
+
+    /// The cursor: the first record not yet acknowledged (0 when nothing was ever sent).
+    public func cursor() throws(JournalError) -> UInt64 {
+        switch FileSystem.kind(cursorPath) {
+        case .missing: return 0
+        case .file: break
+        case .symlink: throw .untrusted(path: cursorPath, reason: "is a symbolic link")
+        default: throw .untrusted(path: cursorPath, reason: "not a regular file")
+        }
+        let cursor = try JournalCursor(parsing: FileSystem.readFile(cursorPath, limit: 1024), path: cursorPath)
+        guard cursor.journalID == id else {
+            throw .untrusted(path: cursorPath, reason: "cursor belongs to journal \(cursor.journalID), not \(id)")
+        }
+        return cursor.next
+    }
+
+    /// Moves the cursor, durably and atomically (temporary file, fsync, rename, directory fsync).
+    public func advanceCursor(to next: UInt64) throws(JournalError) {
+        try FileSystem.replaceAtomically(cursorPath, with: JournalCursor(journalID: id, next: next).encoded,
+                                         faultPrefix: "cursor")
+    }
+
+    // MARK: - Counting
+
+    /// The sequence number the next appended record will get: one past the newest record.
+    /// Costs one segment read, whatever the backlog.
+    public func endSequence() throws(JournalError) -> UInt64 {
+        let names = try segments()
+        for name in names.reversed() {
+            let bytes = try loadCommitted(name)
+            let layout = bytes.withUnsafeBytes { SegmentLayout(walking: $0, name: name, journalID: id) }
+            if let end = layout.endSequence { return end }
+        }
+        return names.last?.firstSequence ?? 0
+    }
+
+    /// Records appended but not yet acknowledged. Damaged ranges count as records until a
+    /// reader skips them.
+    public func backlog() throws(JournalError) -> UInt64 {
+        let end = try endSequence()
+        let next = try cursor()
+        return end > next ? end - next : 0
+    }
+
+    /// The newest record in the journal, if any.
+    public func lastRecord(onIssue: JournalIssueHandler? = nil) throws(JournalError) -> JournalRecord? {
+        for name in try segments().reversed() {
+            let bytes = try loadCommitted(name)
+            let layout = bytes.withUnsafeBytes { SegmentLayout(walking: $0, name: name, journalID: id) }
+            for member in layout.members.reversed() {
+                let decoded = bytes.withUnsafeBytes {
+                    Member.decodePayload(UnsafeRawBufferPointer(rebasing: $0[member.offset..<(member.offset + member.header.memberSize)]), header: member.header)
+                }
+                guard case .success(let payload) = decoded else { continue }
+                let lastStart = payload.dropLast().lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
+                return JournalRecord(sequence: member.header.endSequence - 1, line: payload[lastStart..<(payload.count - 1)])
+            }
+        }
+        return nil
+    }
+
+    /// Reads records from `sequence` on, oldest first.
+    public func records(from sequence: UInt64, onIssue: JournalIssueHandler? = nil) throws(JournalError) -> JournalReader {
+        try JournalReader(journal: self, from: sequence, onIssue: onIssue)
+    }
+
+    // MARK: - Retention
+
+    /// Deletes sealed segments whose records were all acknowledged, once they are older
+    /// than `keepSeconds` (0: at once). The newest segment always stays: it carries the
+    /// sequence numbering on. Returns the names deleted.
+    @discardableResult
+    public func removeSentSegments(keepSeconds: Int64 = 0, now: Int64 = Journal.currentTime()) throws(JournalError) -> [SegmentName] {
+        let names = try segments()
+        let next = try cursor()
+        var removed: [SegmentName] = []
+        for (index, name) in names.enumerated().dropLast() where names[index + 1].firstSequence <= next {
+            let file = segmentPath(name)
+            if keepSeconds > 0, let modified = FileSystem.modificationTime(file), modified + keepSeconds > now { continue }
+            guard try isSealed(name) else { continue }
+            try FileSystem.remove(file)
+            removed.append(name)
+        }
+        if !removed.isEmpty { try FileSystem.syncDirectory(segmentsPath) }
+        return removed
+    }
+
+    /// True when the segment ends with a valid seal (a cheap check of its last member).
+    public func isSealed(_ name: SegmentName) throws(JournalError) -> Bool {
+        let file = segmentPath(name)
+        let fd = try FileSystem.openForReading(file)
+        defer { close(fd) }
+        let size = try FileSystem.size(fd, path: file)
+        let sealSize = Member.headerSize + Member.emptyDeflate.count + Member.trailerSize
+        guard size >= sealSize else { return false }
+        let tail = try FileSystem.read(fd, at: size - sealSize, count: sealSize, path: file)
+        guard case .success(let header) = Member.parseHeader(tail), header.kind == .seal,
+              header.memberSize == sealSize, header.journalID == id, header.firstSequence == name.firstSequence else { return false }
+        return true
+    }
+}
+
+/// One record: its sequence number and its line (without the newline).
+public struct JournalRecord: Sendable {
+    public let sequence: UInt64
+    /// The record's JSON, exactly as stored and as it will be sent.
+    public let line: ArraySlice<UInt8>
+}

@@ -1,0 +1,439 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Appends records to a journal. Records wait in memory until `commit()`, which writes them
+/// as one gzip member (or a few, when large) and fsyncs, under the journal's lock: several
+/// processes may append to one journal at once without interleaving.
+///
+/// Opening an appender recovers the journal: it cuts a torn tail off the newest segment,
+/// seals older segments left unsealed, and sets damaged ones aside.
+public final class JournalAppender {
+    public let journal: Journal
+    public var policy: JournalPolicy
+    static let maxMemberPayload = 256 << 10
+    private let onIssue: JournalIssueHandler?
+    private let lock: FileLock
+
+    private struct Active {
+        var name: SegmentName
+        var fileSize: Int
+        var payloadBytes: Int
+        var createdAt: Int64
+        /// A seal renames a new file over the name: the inode tells it from the file this
+        /// appender wrote even when the sizes happen to match.
+        var inode: UInt64
+    }
+
+    /// The newest segment, while it is unsealed and trusted.
+    private var active: Active?
+    /// One past the newest record as last seen under the lock.
+    private var endSequence: UInt64 = 0
+    /// Set after a failed write: the next commit starts a new segment.
+    private var distrustActive = false
+
+    private var pending: [UInt8] = []
+    private var pendingLineEnds: [Int] = []
+    private var pendingSince: Double?
+
+    /// Records waiting for a commit.
+    public var pendingRecords: Int { pendingLineEnds.count }
+    /// Bytes of records waiting for a commit.
+    public var pendingBytes: Int { pending.count }
+
+    public init(journal: Journal, policy: JournalPolicy = JournalPolicy(), onIssue: JournalIssueHandler? = nil) throws(JournalError) {
+        self.journal = journal
+        self.policy = policy
+        self.onIssue = onIssue
+        guard let lock = journal.lock else {
+            throw .io(operation: "cannot lock", path: journal.path + "/journal.lock", reason: "read-only journal", code: EROFS)
+        }
+        self.lock = lock
+        try lock.withLock(.exclusive) { () throws(JournalError) in try recover(all: true) }
+    }
+
+    // MARK: - Appending
+
+    /// Buffers one record: a JSON object on one line, without the newline.
+    public func append(_ line: some Collection<UInt8>, now: Double = monotonicSeconds()) throws(JournalError) {
+        let start = pending.count
+        pending.append(contentsOf: line)
+        let problem = pending.withUnsafeBytes { RecordLine.problem(with: UnsafeRawBufferPointer(rebasing: $0[start...])) }
+        if let problem {
+            pending.removeSubrange(start...)
+            throw .invalidRecord(reason: problem)
+        }
+        pending.append(UInt8(ascii: "\n"))
+        pendingLineEnds.append(pending.count)
+        if pendingSince == nil { pendingSince = now }
+    }
+
+    /// True when the policy says the waiting records should be committed now.
+    public func commitIsDue(now: Double = monotonicSeconds()) -> Bool {
+        guard let since = pendingSince else { return false }
+        return pending.count >= policy.commitBytes || now - since >= policy.commitInterval
+    }
+
+    /// Seconds until a commit is due (nil when nothing waits).
+    public func secondsUntilCommit(now: Double = monotonicSeconds()) -> Double? {
+        guard let since = pendingSince else { return nil }
+        return max(0, since + policy.commitInterval - now)
+    }
+
+    /// Writes and fsyncs the waiting records. On success they are durable and readable; on
+    /// failure they stay waiting, and the next commit writes them to a new segment (a
+    /// failed fsync is never retried on the same file).
+    @discardableResult
+    public func commit(wallClock: Int64 = Journal.currentTime()) throws(JournalError) -> Int {
+        guard !pendingLineEnds.isEmpty else { return 0 }
+        let count = pendingLineEnds.count
+        try lock.withLock(.exclusive) { () throws(JournalError) in
+            try recover(all: false)
+            endSequence = max(endSequence, try journal.cursor())
+            if let current = active, rotationIsDue(current, wallClock: wallClock) {
+                try seal(current.name, cutAt: nil)
+                active = nil
+            }
+            try writePending(wallClock: wallClock)
+        }
+        pending.removeAll(keepingCapacity: true)
+        pendingLineEnds.removeAll(keepingCapacity: true)
+        pendingSince = nil
+        return count
+    }
+
+    /// Commits, then seals the active segment if it is due by size or age.
+    public func sealIfDue(wallClock: Int64 = Journal.currentTime()) throws(JournalError) {
+        try commit(wallClock: wallClock)
+        guard let current = active, rotationIsDue(current, wallClock: wallClock) else { return }
+        try sealActive()
+    }
+
+    /// Commits, then seals the active segment whatever its size or age.
+    public func sealActive() throws(JournalError) {
+        try commit()
+        try lock.withLock(.exclusive) { () throws(JournalError) in
+            try recover(all: false)
+            if let current = active {
+                try seal(current.name, cutAt: nil)
+                active = nil
+            }
+        }
+    }
+
+    func lockedRepair() throws(JournalError) -> Int {
+        try lock.withLock(.exclusive) { () throws(JournalError) -> Int in
+            try recover(all: true)
+            let names = try journal.segments()
+            var repaired = 0
+            for (index, name) in names.enumerated() {
+                let bytes = try journal.load(name)
+                let layout = bytes.withUnsafeBytes { SegmentLayout(walking: $0, name: name, journalID: journal.id) }
+                var damaged = layout.isDamaged
+                for member in layout.members where !damaged {
+                    let range = member.offset..<(member.offset + member.header.memberSize)
+                    if case .failure = bytes.withUnsafeBytes({ Member.decodePayload(UnsafeRawBufferPointer(rebasing: $0[range]), header: member.header) }) {
+                        damaged = true
+                    }
+                }
+                guard damaged else { continue }
+                try seal(name, cutAt: index + 1 < names.count ? names[index + 1].firstSequence : nil)
+                if active?.name == name { active = nil }
+                repaired += 1
+            }
+            return repaired
+        }
+    }
+
+    private func rotationIsDue(_ segment: Active, wallClock: Int64) -> Bool {
+        segment.payloadBytes >= policy.segmentMaxBytes
+            || wallClock - segment.createdAt >= policy.segmentMaxAge
+            || segment.createdAt - wallClock > 3600 // the clock went back a long way
+    }
+
+    private func writePending(wallClock: Int64) throws(JournalError) {
+        // Members stay well under the readers' limit, whatever the commit size.
+        let memberLimit = min(policy.commitBytes, Self.maxMemberPayload)
+        var members: [UInt8] = []
+        var start = 0
+        var first = endSequence
+        var index = 0
+        while index < pendingLineEnds.count {
+            var end = index
+            while end + 1 < pendingLineEnds.count && pendingLineEnds[end + 1] - start <= memberLimit { end += 1 }
+            let stop = pendingLineEnds[end]
+            let recordCount = end - index + 1
+            members += pending.withUnsafeBytes {
+                Member.encode(kind: .records, payload: UnsafeRawBufferPointer(rebasing: $0[start..<stop]), firstSequence: first,
+                              recordCount: recordCount, journalID: journal.id,
+                              writtenAt: UInt32(truncatingIfNeeded: max(wallClock, 0)), level: policy.commitLevel)
+            }
+            first += UInt64(recordCount)
+            start = stop
+            index = end + 1
+        }
+        if var current = active, !distrustActive {
+            let path = journal.segmentPath(current.name)
+            let fd = try FileSystem.openForAppending(path)
+            defer { close(fd) }
+            do {
+                try FileSystem.writeAll(fd, members, path: path)
+                FaultPoint.reach("append.after-write")
+                try FileSystem.sync(fd, path: path)
+                FaultPoint.reach("append.after-sync")
+            } catch {
+                // Take back what may have been written; either way this file is not trusted
+                // again: the records go to a new segment on the next commit.
+                _ = ftruncate(fd, off_t(current.fileSize))
+                distrustActive = true
+                active = nil
+                throw error
+            }
+            current.fileSize += members.count
+            current.payloadBytes += pending.count
+            active = current
+        } else {
+            let name = SegmentName(firstSequence: endSequence)
+            let path = journal.segmentPath(name)
+            let temporary = journal.segmentsPath + "/.tmp-" + name.fileName
+            try FileSystem.remove(temporary)
+            let fd = try FileSystem.createExclusive(temporary)
+            do {
+                try FileSystem.writeAll(fd, members, path: temporary)
+                try FileSystem.sync(fd, path: temporary)
+            } catch {
+                close(fd)
+                try? FileSystem.remove(temporary)
+                throw error
+            }
+            close(fd)
+            FaultPoint.reach("segment.after-create")
+            try FileSystem.rename(temporary, path)
+            try FileSystem.syncDirectory(journal.segmentsPath)
+            distrustActive = false
+            active = Active(name: name, fileSize: members.count, payloadBytes: pending.count, createdAt: wallClock,
+                            inode: try Self.identity(of: path).inode)
+        }
+        endSequence = first
+    }
+
+    // MARK: - Recovery
+
+    /// Brings the in-memory view up to date with the files, repairing what a crash left.
+    /// Runs under the exclusive lock. With `all`, also seals every older unsealed segment.
+    private func recover(all: Bool) throws(JournalError) {
+        let names = try journal.segments(onIssue: all ? onIssue : nil)
+        if all { try removeTemporaryFiles() }
+        guard let last = names.last else {
+            active = nil
+            return
+        }
+        if all {
+            for (index, name) in names.enumerated().dropLast() where !(try journal.isSealed(name)) {
+                try seal(name, cutAt: names[index + 1].firstSequence)
+            }
+        }
+        // After a failed write the newest file is not trusted: the next commit starts a
+        // new segment at the same sequence numbers, which then take precedence.
+        if distrustActive { return }
+        if let current = active, current.name == last {
+            let identity = try Self.identity(of: journal.segmentPath(last))
+            if identity.size == current.fileSize && identity.inode == current.inode { return }
+        }
+        // Someone else appended, sealed or crashed: read the newest segment again.
+        endSequence = max(endSequence, last.firstSequence)
+        let bytes = try journal.load(last)
+        let layout = bytes.withUnsafeBytes { SegmentLayout(walking: $0, name: last, journalID: journal.id) }
+        var payloadBytes = 0
+        var damaged = !layout.damage.isEmpty
+        // Members that do not inflate with no intact member after them are a torn write (a
+        // header that reached the disk, zeros where its data should be): part of the torn
+        // tail, cut below. Before an intact member, or before the seal, they are damage.
+        var intactCount = 0
+        var trailingFailure: String?
+        for (index, member) in layout.members.enumerated() {
+            let range = member.offset..<(member.offset + member.header.memberSize)
+            switch bytes.withUnsafeBytes({ Member.decodePayload(UnsafeRawBufferPointer(rebasing: $0[range]), header: member.header) }) {
+            case .success(let payload):
+                payloadBytes += payload.count
+                if trailingFailure != nil { damaged = true }
+                intactCount = index + 1
+            case .failure(let damage):
+                if trailingFailure == nil { trailingFailure = damage.reason }
+            }
+        }
+        if trailingFailure != nil && layout.seal != nil { damaged = true }
+        let intactEnd = intactCount > 0 ? layout.members[intactCount - 1].header.endSequence : nil
+        if let end = damaged ? layout.endSequence : intactEnd { endSequence = max(endSequence, end) }
+        if damaged {
+            // Checked before the seal: a sealed segment with a member that does not inflate
+            // is damaged too, and is set aside like any other.
+            try seal(last, cutAt: nil)
+            active = nil
+        } else if layout.seal != nil {
+            active = nil
+        } else {
+            let validEnd = intactCount < layout.members.count ? layout.members[intactCount].offset : layout.validEnd
+            if let reason = trailingFailure ?? layout.tail?.reason {
+                try cutTail(of: last, bytes: bytes, at: validEnd, reason: reason)
+            }
+            if intactCount == 0 {
+                active = nil
+            } else {
+                active = Active(name: last, fileSize: validEnd, payloadBytes: payloadBytes,
+                                createdAt: Int64(layout.members[0].header.writtenAt),
+                                inode: try Self.identity(of: journal.segmentPath(last)).inode)
+            }
+        }
+    }
+
+    /// Size and inode of a segment file.
+    private static func identity(of path: String) throws(JournalError) -> (size: Int, inode: UInt64) {
+        let fd = try FileSystem.openForReading(path)
+        defer { close(fd) }
+        var info = stat()
+        if fstat(fd, &info) != 0 { throw FileSystem.errnoError("cannot stat", path) }
+        return (Int(info.st_size), UInt64(info.st_ino))
+    }
+
+    private func removeTemporaryFiles() throws(JournalError) {
+        for fileName in try FileSystem.listDirectory(journal.segmentsPath) where fileName.hasPrefix(".tmp-") {
+            try FileSystem.remove(journal.segmentsPath + "/" + fileName)
+        }
+    }
+
+    /// Cuts the unfinished write off the end of the newest segment, keeping a copy of the
+    /// cut bytes in `damaged/` unless they are only zeros.
+    private func cutTail(of name: SegmentName, bytes: [UInt8], at validEnd: Int, reason: String) throws(JournalError) {
+        let path = journal.segmentPath(name)
+        let tail = bytes[validEnd...]
+        if !tail.allSatisfy({ $0 == 0 }) {
+            try keepDamaged(Array(tail), as: name.fileName + ".tail-\(validEnd)")
+        }
+        if validEnd == 0 {
+            try FileSystem.remove(path)
+            try FileSystem.syncDirectory(journal.segmentsPath)
+        } else {
+            let fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)
+            if fd < 0 { throw FileSystem.errnoError("cannot open", path) }
+            defer { close(fd) }
+            if ftruncate(fd, off_t(validEnd)) != 0 { throw FileSystem.errnoError("cannot truncate", path) }
+            try FileSystem.sync(fd, path: path)
+        }
+        onIssue?(JournalIssue(kind: .tornTailRepaired, file: "segments/" + name.fileName, offset: validEnd,
+                              length: bytes.count - validEnd, reason: reason))
+    }
+
+    /// Keeps a copy of damaged bytes in `damaged/`; returns its name there.
+    @discardableResult
+    private func keepDamaged(_ bytes: [UInt8], as fileName: String) throws(JournalError) -> String {
+        try FileSystem.makeDirectory(journal.damagedPath)
+        let keptName = fileName + "-\(Journal.currentTime())"
+        let path = journal.damagedPath + "/" + keptName
+        try FileSystem.remove(path)
+        let fd = try FileSystem.createExclusive(path)
+        defer { close(fd) }
+        try FileSystem.writeAll(fd, bytes, path: path)
+        try FileSystem.sync(fd, path: path)
+        try FileSystem.syncDirectory(journal.damagedPath)
+        return keptName
+    }
+
+    // MARK: - Sealing
+
+    /// Rewrites a segment as sealed: its intact records (those before `cutAt`, where a later
+    /// segment takes over) in large members at the seal level, then a seal member. The
+    /// original is replaced atomically; if it was damaged, a copy goes to `damaged/` first.
+    private func seal(_ name: SegmentName, cutAt: UInt64?) throws(JournalError) {
+        let path = journal.segmentPath(name)
+        let bytes = try journal.load(name)
+        let layout = bytes.withUnsafeBytes { SegmentLayout(walking: $0, name: name, journalID: journal.id) }
+        var damaged = layout.isDamaged
+        let limit = cutAt ?? .max
+
+        var output: [UInt8] = []
+        var chunk: [UInt8] = []
+        var chunkFirst: UInt64 = 0
+        var chunkCount = 0
+        var total = 0
+        let writtenAt = UInt32(truncatingIfNeeded: max(Journal.currentTime(), 0))
+        func flushChunk() {
+            guard chunkCount > 0 else { return }
+            output += Member.encode(kind: .records, payload: chunk, firstSequence: chunkFirst, recordCount: chunkCount,
+                                    journalID: journal.id, writtenAt: writtenAt, level: policy.sealLevel)
+            total += chunkCount
+            chunk.removeAll(keepingCapacity: true)
+            chunkCount = 0
+        }
+        for member in layout.members {
+            let range = member.offset..<(member.offset + member.header.memberSize)
+            guard case .success(let payload) = bytes.withUnsafeBytes({ Member.decodePayload(UnsafeRawBufferPointer(rebasing: $0[range]), header: member.header) }) else {
+                damaged = true
+                continue
+            }
+            var sequence = member.header.firstSequence
+            var lineStart = 0
+            while lineStart < payload.count, sequence < limit {
+                let lineEnd = payload[lineStart...].firstIndex(of: UInt8(ascii: "\n"))! + 1
+                // A new member where the sequence jumps (a gap left by damage) or it is full.
+                if chunkCount > 0 && (chunkFirst + UInt64(chunkCount) != sequence || chunk.count + (lineEnd - lineStart) > min(policy.sealedMemberBytes, Self.maxMemberPayload * 2)) {
+                    flushChunk()
+                }
+                if chunkCount == 0 { chunkFirst = sequence }
+                chunk += payload[lineStart..<lineEnd]
+                chunkCount += 1
+                sequence += 1
+                lineStart = lineEnd
+            }
+        }
+        flushChunk()
+
+        if damaged {
+            let kept = try keepDamaged(bytes, as: name.fileName)
+            onIssue?(JournalIssue(kind: .setAside, file: "segments/" + name.fileName, offset: 0, length: bytes.count,
+                                  reason: "damaged/" + kept))
+        }
+        if total == 0 {
+            try FileSystem.remove(path)
+            try FileSystem.syncDirectory(journal.segmentsPath)
+            return
+        }
+        output += Member.encode(kind: .seal, payload: [], firstSequence: name.firstSequence, recordCount: total,
+                                journalID: journal.id, writtenAt: writtenAt, level: policy.sealLevel)
+        let temporary = journal.segmentsPath + "/.tmp-" + name.fileName
+        try FileSystem.remove(temporary)
+        let fd = try FileSystem.createExclusive(temporary)
+        do {
+            try FileSystem.writeAll(fd, output, path: temporary)
+            try FileSystem.sync(fd, path: temporary)
+        } catch {
+            close(fd)
+            try? FileSystem.remove(temporary)
+            throw error
+        }
+        close(fd)
+        FaultPoint.reach("seal.after-write")
+        try FileSystem.rename(temporary, path)
+        FaultPoint.reach("seal.after-rename")
+        try FileSystem.syncDirectory(journal.segmentsPath)
+    }
+}
+
+/// Seconds on the monotonic clock, for commit timing.
+public func monotonicSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
+
+extension JournalAppender {
+    /// Seals every segment that has damage, keeping its intact records and a copy of the
+    /// original in `damaged/` (`overland journal repair`). Returns how many were set aside.
+    @discardableResult
+    public func repairAll() throws(JournalError) -> Int {
+        try commit()
+        return try lockedRepair()
+    }
+}

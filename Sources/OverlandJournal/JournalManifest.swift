@@ -1,0 +1,70 @@
+import OverlandJSON
+
+/// `manifest.json`: what makes a directory a journal. Written once, when the journal is
+/// created; readers refuse a newer format version than they know.
+public struct JournalManifest: Sendable, Equatable {
+    /// The format name written in every manifest.
+    public static let formatName = "overland-journal"
+    /// The format version this code writes and reads.
+    public static let currentVersion = 1
+
+    public var version: Int
+    public var journalID: JournalID
+    /// The device id the journal was created for ("" when none was configured).
+    public var deviceID: String
+    /// When the journal was created, Unix seconds UTC.
+    public var created: Int64
+
+    public init(journalID: JournalID, deviceID: String, created: Int64) {
+        self.version = Self.currentVersion
+        self.journalID = journalID
+        self.deviceID = deviceID
+        self.created = created
+    }
+
+    /// The file's bytes: one JSON object and a newline.
+    var encoded: [UInt8] {
+        var writer = JSONWriter()
+        writer.appendRaw("{\"format\":")
+        writer.appendString(Self.formatName)
+        writer.appendRaw(",\"version\":")
+        writer.appendInteger(version)
+        writer.appendRaw(",\"journal_id\":")
+        writer.appendString(journalID.description)
+        writer.appendRaw(",\"device_id\":")
+        writer.appendString(deviceID)
+        writer.appendRaw(",\"created\":")
+        writer.appendString(ISO8601UTC.string(from: created))
+        writer.appendRaw("}\n" as StaticString)
+        return writer.bytes
+    }
+
+    /// Parses a manifest file's bytes; `path` names it in errors.
+    init(parsing bytes: [UInt8], path: String) throws(JournalError) {
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(bytes, limits: JSONLimits(maxDepth: 4, maxBytes: 4096))
+        } catch {
+            throw .notAJournal(path: path, reason: "manifest is not JSON (\(error))")
+        }
+        guard value["format"]?.string == Self.formatName else {
+            throw .notAJournal(path: path, reason: "manifest has no \"format\": \"\(Self.formatName)\"")
+        }
+        guard let version = value["version"]?.int, version >= 1 else {
+            throw .notAJournal(path: path, reason: "manifest version is not a positive integer")
+        }
+        guard version <= Self.currentVersion else {
+            throw .notAJournal(path: path, reason: "format version \(version) is newer than this program reads (\(Self.currentVersion)); upgrade overland")
+        }
+        guard let idText = value["journal_id"]?.string, let id = JournalID(hex: idText) else {
+            throw .notAJournal(path: path, reason: "manifest journal_id is not 32 hex digits")
+        }
+        guard let createdText = value["created"]?.string, let created = ISO8601UTC.parse(createdText) else {
+            throw .notAJournal(path: path, reason: "manifest created is not an ISO 8601 UTC time")
+        }
+        self.version = version
+        self.journalID = id
+        self.deviceID = value["device_id"]?.string ?? ""
+        self.created = created
+    }
+}

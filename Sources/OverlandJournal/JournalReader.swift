@@ -1,0 +1,111 @@
+/// Streams records from a sequence number on, one segment in memory at a time. It reads the
+/// segment being written up to its last commit. Damage is skipped and reported: only
+/// records from members whose checksums hold are ever returned.
+public final class JournalReader {
+    private let journal: Journal
+    private let onIssue: JournalIssueHandler?
+    private var names: [SegmentName]
+    private var segmentIndex: Int
+    private var from: UInt64
+
+    // The segment being read.
+    private var bytes: [UInt8] = []
+    private var members: [SegmentLayout.Located] = []
+    private var memberIndex = 0
+    private var limit: UInt64 = .max
+
+    // The member being read.
+    private var payload: [UInt8] = []
+    private var lineStart = 0
+    private var sequence: UInt64 = 0
+
+    init(journal: Journal, from: UInt64, onIssue: JournalIssueHandler?) throws(JournalError) {
+        self.journal = journal
+        self.onIssue = onIssue
+        self.from = from
+        names = try journal.segments(onIssue: onIssue)
+        // The last segment starting at or before `from` holds it, if any does.
+        var low = 0
+        var high = names.count
+        while low < high {
+            let middle = (low + high) / 2
+            if names[middle].firstSequence <= from { low = middle + 1 } else { high = middle }
+        }
+        segmentIndex = max(low - 1, 0)
+    }
+
+    /// The next record, or nil at the end of what is committed now.
+    public func next() throws(JournalError) -> JournalRecord? {
+        while true {
+            if lineStart < payload.count {
+                let end = payload[lineStart...].firstIndex(of: UInt8(ascii: "\n"))!
+                let record = JournalRecord(sequence: sequence, line: payload[lineStart..<end])
+                lineStart = end + 1
+                sequence += 1
+                if record.sequence >= limit {
+                    lineStart = payload.count
+                    continue
+                }
+                if record.sequence < from { continue }
+                return record
+            }
+            if memberIndex < members.count {
+                openMember()
+                continue
+            }
+            guard segmentIndex < names.count else { return nil }
+            try openSegment()
+        }
+    }
+
+    private func openSegment() throws(JournalError) {
+        let name = names[segmentIndex]
+        let isLast = segmentIndex == names.count - 1
+        limit = isLast ? .max : names[segmentIndex + 1].firstSequence
+        segmentIndex += 1
+        payload = []
+        lineStart = 0
+        do {
+            bytes = isLast ? try journal.loadCommitted(name) : try journal.load(name)
+        } catch {
+            // A segment deleted by retention since the listing held only sent records.
+            if case .io(_, _, _, let code) = error, code == 2 /* ENOENT */ { bytes = []; members = []; return }
+            throw error
+        }
+        let layout = bytes.withUnsafeBytes { SegmentLayout(walking: $0, name: name, journalID: journal.id) }
+        members = layout.members
+        memberIndex = members.firstIndex(where: { $0.header.endSequence > from }) ?? members.count
+        let file = "segments/" + name.fileName
+        for damage in layout.damage {
+            report(file, damage)
+        }
+        // An unfinished member at the end of the newest segment is a write in progress or
+        // a torn tail that the next appender will cut: not damage to report.
+        if let tail = layout.tail, !(isLast && layout.seal == nil && (tail.reason == MemberDamage.truncated.reason || tail.reason == MemberDamage.zeroFilled.reason)) {
+            report(file, tail)
+        }
+    }
+
+    private func openMember() {
+        let member = members[memberIndex]
+        memberIndex += 1
+        let decoded = bytes.withUnsafeBytes {
+            Member.decodePayload(UnsafeRawBufferPointer(rebasing: $0[member.offset..<(member.offset + member.header.memberSize)]), header: member.header)
+        }
+        switch decoded {
+        case .success(let lines):
+            payload = lines
+            lineStart = 0
+            sequence = member.header.firstSequence
+        case .failure(let damage):
+            payload = []
+            lineStart = 0
+            report("segments/" + names[segmentIndex - 1].fileName,
+                   SegmentLayout.Damage(offset: member.offset, length: member.header.memberSize, reason: damage.reason))
+        }
+    }
+
+    private func report(_ file: String, _ damage: SegmentLayout.Damage) {
+        onIssue?(JournalIssue(kind: .damage, file: file, offset: damage.offset, length: damage.length, reason: damage.reason))
+    }
+}

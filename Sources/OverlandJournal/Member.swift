@@ -1,0 +1,183 @@
+/// One gzip member (RFC 1952) of a segment, with the journal's fields in its header.
+///
+/// Layout (all integers little-endian), 54 header bytes, then raw deflate, then 8 bytes:
+///
+///     0   1f 8b 08 06          gzip magic, deflate, flags FEXTRA|FHCRC
+///     4   u32 mtime            Unix seconds when the member was written
+///     8   00 ff                XFL 0, OS 255 (unknown: nothing about the host)
+///     10  u16 xlen = 40
+///     12  'O' 'J' u16 36       the journal's subfield
+///     16  u8 version = 1
+///     17  u8 kind              1 records, 2 seal
+///     18  u16 reserved = 0
+///     20  u32 member size      bytes from offset 0 to the end of ISIZE
+///     24  u64 first sequence   of the member's first record (seal: of the segment's first)
+///     32  u32 record count     lines in this member (seal: records in the whole segment)
+///     36  16 bytes             journal id
+///     52  u16 header crc       low 16 bits of the CRC-32 of bytes 0..<52
+///     54  ...                  deflate data
+///     -8  u32 crc32, u32 isize of the uncompressed lines
+struct MemberHeader: Equatable, Sendable {
+    enum Kind: UInt8, Sendable {
+        case records = 1
+        case seal = 2
+    }
+
+    var kind: Kind
+    var writtenAt: UInt32
+    var memberSize: Int
+    var firstSequence: UInt64
+    var recordCount: Int
+    var journalID: JournalID
+
+    /// Sequence number after this member's records.
+    var endSequence: UInt64 { kind == .records ? firstSequence + UInt64(recordCount) : firstSequence }
+}
+
+enum Member {
+    static let headerSize = 54
+    static let trailerSize = 8
+    static let formatVersion: UInt8 = 1
+    /// An uncompressed member never exceeds this: a reader refuses more (gzip bombs).
+    static let maxPayloadBytes = 1 << 20
+    /// A compressed member never exceeds this.
+    static let maxMemberBytes = 2 << 20
+    /// The deflate stream of zero bytes, for seal members.
+    static let emptyDeflate: [UInt8] = [0x03, 0x00]
+
+    /// Builds a complete member around `payload` (newline-terminated lines).
+    static func encode(kind: MemberHeader.Kind, payload: UnsafeRawBufferPointer, firstSequence: UInt64,
+                       recordCount: Int, journalID: JournalID, writtenAt: UInt32, level: Int32) -> [UInt8] {
+        let deflated = payload.isEmpty ? emptyDeflate : Deflate.compress(payload, level: level)
+        let size = headerSize + deflated.count + trailerSize
+        var member: [UInt8] = []
+        member.reserveCapacity(size)
+        member += [0x1f, 0x8b, 0x08, 0x06]
+        member.appendLittleEndian(writtenAt)
+        member += [0x00, 0xff]
+        member.appendLittleEndian(UInt16(40))
+        member += [UInt8(ascii: "O"), UInt8(ascii: "J")]
+        member.appendLittleEndian(UInt16(36))
+        member.append(formatVersion)
+        member.append(kind.rawValue)
+        member.appendLittleEndian(UInt16(0))
+        member.appendLittleEndian(UInt32(size))
+        member.appendLittleEndian(firstSequence)
+        member.appendLittleEndian(UInt32(recordCount))
+        member += journalID.bytes
+        let headerCRC = member.withUnsafeBytes { Deflate.crc32($0) }
+        member.appendLittleEndian(UInt16(truncatingIfNeeded: headerCRC))
+        member += deflated
+        member.appendLittleEndian(Deflate.crc32(payload))
+        member.appendLittleEndian(UInt32(truncatingIfNeeded: payload.count))
+        return member
+    }
+
+    static func encode(kind: MemberHeader.Kind, payload: [UInt8], firstSequence: UInt64, recordCount: Int,
+                       journalID: JournalID, writtenAt: UInt32, level: Int32) -> [UInt8] {
+        payload.withUnsafeBytes {
+            encode(kind: kind, payload: $0, firstSequence: firstSequence, recordCount: recordCount,
+                   journalID: journalID, writtenAt: writtenAt, level: level)
+        }
+    }
+
+    /// Parses and checks the 54 header bytes; the reason names what is wrong.
+    static func parseHeader(_ bytes: some Collection<UInt8>) -> Result<MemberHeader, MemberDamage> {
+        let header = Array(bytes.prefix(headerSize))
+        guard header.count == headerSize else { return .failure(.truncated) }
+        guard header[0] == 0x1f, header[1] == 0x8b else {
+            return .failure(header.allSatisfy { $0 == 0 } ? .zeroFilled : .corrupt("no gzip magic"))
+        }
+        guard header[2] == 0x08, header[3] == 0x06, header.readLittleEndian(UInt16.self, at: 10) == 40,
+              header[12] == UInt8(ascii: "O"), header[13] == UInt8(ascii: "J"),
+              header.readLittleEndian(UInt16.self, at: 14) == 36 else {
+            return .failure(.corrupt("not a journal member header"))
+        }
+        let crc = header.withUnsafeBytes { Deflate.crc32(UnsafeRawBufferPointer(rebasing: $0[0..<52])) }
+        guard header.readLittleEndian(UInt16.self, at: 52) == UInt16(truncatingIfNeeded: crc) else {
+            return .failure(.corrupt("header checksum mismatch"))
+        }
+        guard header[16] == formatVersion else { return .failure(.corrupt("member format version \(header[16])")) }
+        guard let kind = MemberHeader.Kind(rawValue: header[17]) else { return .failure(.corrupt("member kind \(header[17])")) }
+        guard header[18] == 0, header[19] == 0 else { return .failure(.corrupt("reserved header bytes set")) }
+        let size = Int(header.readLittleEndian(UInt32.self, at: 20))
+        guard size >= headerSize + emptyDeflate.count + trailerSize, size <= maxMemberBytes else {
+            return .failure(.corrupt("member size \(size) out of range"))
+        }
+        let count = Int(header.readLittleEndian(UInt32.self, at: 32))
+        let first = header.readLittleEndian(UInt64.self, at: 24)
+        guard first <= UInt64(Int64.max) - UInt64(UInt32.max) else { return .failure(.corrupt("sequence number out of range")) }
+        if kind == .records && count == 0 { return .failure(.corrupt("member with no records")) }
+        return .success(MemberHeader(
+            kind: kind,
+            writtenAt: header.readLittleEndian(UInt32.self, at: 4),
+            memberSize: size,
+            firstSequence: first,
+            recordCount: count,
+            journalID: JournalID(bytes: Array(header[36..<52]))!
+        ))
+    }
+
+    /// Inflates a whole member (header included in `member`) and checks the CRC, the size,
+    /// the record count and every line. Returns the newline-terminated lines.
+    static func decodePayload(_ member: UnsafeRawBufferPointer, header: MemberHeader) -> Result<[UInt8], MemberDamage> {
+        guard member.count == header.memberSize else { return .failure(.truncated) }
+        let trailer = UnsafeRawBufferPointer(rebasing: member[(member.count - trailerSize)...])
+        let expectedCRC = trailer.loadUnaligned(fromByteOffset: 0, as: UInt32.self).littleEndian
+        let expectedSize = Int(trailer.loadUnaligned(fromByteOffset: 4, as: UInt32.self).littleEndian)
+        guard expectedSize <= maxPayloadBytes else { return .failure(.corrupt("member inflates to \(expectedSize) bytes, over the limit")) }
+        let deflated = UnsafeRawBufferPointer(rebasing: member[headerSize..<(member.count - trailerSize)])
+        let payload: [UInt8]
+        do {
+            payload = try Deflate.inflate(deflated, expectedSize: expectedSize, limit: maxPayloadBytes)
+        } catch {
+            switch error {
+            case .corrupt(let reason): return .failure(.corrupt(reason))
+            case .tooLarge: return .failure(.corrupt("member inflates past the limit"))
+            case .truncated: return .failure(.corrupt("deflate data ends early"))
+            }
+        }
+        guard Deflate.crc32(payload) == expectedCRC else { return .failure(.corrupt("data checksum mismatch")) }
+        switch header.kind {
+        case .seal:
+            return payload.isEmpty ? .success(payload) : .failure(.corrupt("seal member with data"))
+        case .records:
+            if let reason = RecordLine.checkLines(payload, expectedCount: header.recordCount) {
+                return .failure(.corrupt(reason))
+            }
+            return .success(payload)
+        }
+    }
+}
+
+/// What is wrong with the bytes where a member should be.
+enum MemberDamage: Error, Equatable, Sendable {
+    /// The file ends inside the member (a torn write, or a write still in progress).
+    case truncated
+    /// Only zero bytes (a preallocated or torn tail, as FAT leaves it).
+    case zeroFilled
+    /// Anything else.
+    case corrupt(String)
+
+    var reason: String {
+        switch self {
+        case .truncated: return "file ends inside a member"
+        case .zeroFilled: return "zero-filled bytes"
+        case .corrupt(let reason): return reason
+        }
+    }
+}
+
+extension Array where Element == UInt8 {
+    mutating func appendLittleEndian<T: FixedWidthInteger>(_ value: T) {
+        Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
+    }
+
+    func readLittleEndian<T: FixedWidthInteger>(_ type: T.Type, at offset: Int) -> T {
+        var value = T.zero
+        for index in 0..<MemoryLayout<T>.size {
+            value |= T(self[offset + index]) << (8 * index)
+        }
+        return value
+    }
+}

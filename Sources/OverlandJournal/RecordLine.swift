@@ -1,0 +1,35 @@
+import OverlandJSON
+
+/// What a record is: one JSON object on one line, within a size limit.
+public enum RecordLine {
+    /// The longest record a journal accepts or reads back, in bytes without the newline.
+    public static let maxBytes = 65_536
+
+    /// Nil if `line` (without its newline) is an acceptable record, else the reason.
+    public static func problem(with line: UnsafeRawBufferPointer) -> String? {
+        if line.isEmpty { return "empty line" }
+        if line.count > maxBytes { return "line of \(line.count) bytes, over the \(maxBytes)-byte limit" }
+        if line.contains(UInt8(ascii: "\n")) { return "line contains a newline" }
+        if !JSONValidator.isValidObject(line) { return "line is not one JSON object" }
+        return nil
+    }
+
+    /// Checks newline-terminated lines: the count and each line. Nil when all is well.
+    static func checkLines(_ payload: [UInt8], expectedCount: Int) -> String? {
+        payload.withUnsafeBytes { buffer -> String? in
+            guard buffer.last == UInt8(ascii: "\n") else { return "data does not end with a newline" }
+            var start = 0
+            var count = 0
+            while start < buffer.count {
+                guard let end = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) else { break }
+                count += 1
+                if count > expectedCount { return "more lines than the \(expectedCount) records announced" }
+                if let problem = problem(with: UnsafeRawBufferPointer(rebasing: buffer[start..<end])) {
+                    return "record \(count): \(problem)"
+                }
+                start = end + 1
+            }
+            return count == expectedCount ? nil : "\(count) lines where \(expectedCount) records were announced"
+        }
+    }
+}

@@ -1,0 +1,109 @@
+/// Counters of what a decoder read, accepted, skipped and emitted.
+///
+/// Each stage fills its own counters: the framers count lines and skipped bytes, the
+/// sentence decoder counts checksums and sentence types, the assembler counts fixes, the
+/// gpsd decoder counts reports. Nothing here is fatal: bad input only costs the damaged
+/// lines and shows up in these numbers.
+public struct DecoderStatistics: Sendable, Equatable {
+    /// Non-empty lines seen, of any kind (sentences, comments, JSON, junk).
+    public var lines = 0
+    /// Lines starting with `#`: capture headers and comments, skipped.
+    public var commentLines = 0
+    /// Sentence candidates framed: lines starting with `$` or `!`.
+    public var sentences = 0
+    /// Sentences of a supported type (RMC, GGA, GNS, GLL, GSA, GST, VTG, ZDA) decoded.
+    public var acceptedSentences = 0
+    /// Accepted sentences that carried no checksum (see ``ChecksumPolicy``).
+    public var uncheckedSentences = 0
+    /// Sentences rejected because their `*hh` checksum did not match or was garbled.
+    public var badChecksums = 0
+    /// Sentences rejected because they carried no checksum (see ``ChecksumPolicy``).
+    public var missingChecksums = 0
+    /// Well-formed sentences of a type this decoder does not use (GSV, TXT, proprietary), ignored.
+    public var ignoredSentences = 0
+    /// Sentences with a good checksum but an unparsable or out-of-range field, rejected.
+    public var malformedSentences = 0
+    /// Lines longer than the framer's maximum, discarded.
+    public var overlongLines = 0
+    /// Sentences cut short by binary data, a NUL or another `$` before their end, discarded.
+    public var brokenLines = 0
+    /// Bytes discarded outside sentences: binary frames (UBX, RTCM3), junk, overlong lines.
+    public var skippedBytes = 0
+    /// Reporting cycles (or gpsd reports) without a valid position: no fix, void, no time.
+    public var invalidFixes = 0
+    /// Valid fixes dropped because no date was known for them (see ``DatePolicy``).
+    public var undatedFixes = 0
+    /// Stream dates moved forward by 1024 weeks (GPS week rollover, live reading only).
+    public var weekRolloverCorrections = 0
+    /// gpsd JSON reports of class TPV read.
+    public var positionReports = 0
+    /// gpsd JSON reports of other classes (VERSION, DEVICES, WATCH, SKY, ...), ignored.
+    public var ignoredReports = 0
+    /// gpsd JSON lines that were not valid JSON objects or had unusable members.
+    public var malformedReports = 0
+    /// gpsd TPV reports merged into the previous one because they had the same time.
+    public var mergedReports = 0
+    /// Fixes emitted.
+    public var fixes = 0
+
+    /// Creates statistics with every counter at zero.
+    public init() {}
+
+    /// Adds every counter of `other` to this one.
+    public mutating func add(_ other: DecoderStatistics) {
+        lines += other.lines
+        commentLines += other.commentLines
+        sentences += other.sentences
+        acceptedSentences += other.acceptedSentences
+        uncheckedSentences += other.uncheckedSentences
+        badChecksums += other.badChecksums
+        missingChecksums += other.missingChecksums
+        ignoredSentences += other.ignoredSentences
+        malformedSentences += other.malformedSentences
+        overlongLines += other.overlongLines
+        brokenLines += other.brokenLines
+        skippedBytes += other.skippedBytes
+        invalidFixes += other.invalidFixes
+        undatedFixes += other.undatedFixes
+        weekRolloverCorrections += other.weekRolloverCorrections
+        positionReports += other.positionReports
+        ignoredReports += other.ignoredReports
+        malformedReports += other.malformedReports
+        mergedReports += other.mergedReports
+        fixes += other.fixes
+    }
+
+    /// A one-line human summary, e.g. `22388 lines, 22388 sentences (22388 accepted), 5597 fixes`,
+    /// naming only the counters that are not zero beyond lines and fixes.
+    public func summary() -> String {
+        var parts = ["\(lines) \(lines == 1 ? "line" : "lines")"]
+        if sentences > 0 {
+            parts.append("\(sentences) sentences (\(acceptedSentences) accepted)")
+        }
+        if positionReports > 0 || ignoredReports > 0 {
+            parts.append("\(positionReports) TPV reports")
+        }
+        let details: [(Int, String)] = [
+            (commentLines, "comment lines"),
+            (uncheckedSentences, "accepted without checksum"),
+            (badChecksums, "bad checksums"),
+            (missingChecksums, "missing checksums"),
+            (ignoredSentences, "ignored sentences"),
+            (malformedSentences, "malformed sentences"),
+            (overlongLines, "overlong lines"),
+            (brokenLines, "broken lines"),
+            (skippedBytes, "bytes skipped"),
+            (ignoredReports, "ignored reports"),
+            (malformedReports, "malformed reports"),
+            (mergedReports, "merged reports"),
+            (invalidFixes, "invalid fixes"),
+            (undatedFixes, "undated fixes"),
+            (weekRolloverCorrections, "week rollover corrections"),
+        ]
+        for (count, label) in details where count > 0 {
+            parts.append("\(count) \(label)")
+        }
+        parts.append("\(fixes) \(fixes == 1 ? "fix" : "fixes")")
+        return parts.joined(separator: ", ")
+    }
+}

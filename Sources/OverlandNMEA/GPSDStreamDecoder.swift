@@ -1,0 +1,70 @@
+/// Bytes of gpsd JSON in, fixes out: a ``TextLineFramer`` and ``GPSDReportDecoder`` in one
+/// push decoder.
+///
+/// gpsd may send several TPV reports for one epoch as sentences of the cycle arrive (the
+/// later ones more complete); consecutive TPV fixes with the same time are merged into one
+/// fix, a later report's members replacing the earlier one's. A fix is therefore emitted
+/// when a TPV with another time arrives, or at ``finish(into:)``.
+public struct GPSDStreamDecoder: Sendable {
+    private var framer: TextLineFramer
+    private var pending: Fix?
+    private var counts = DecoderStatistics()
+
+    /// Creates a decoder that discards lines longer than `maximumLineLength` bytes.
+    public init(maximumLineLength: Int = TextLineFramer.defaultMaximumLineLength) {
+        framer = TextLineFramer(maximumLineLength: maximumLineLength)
+    }
+
+    /// Everything counted so far by the framer and the report decoder.
+    public var statistics: DecoderStatistics {
+        var total = counts
+        total.add(framer.statistics)
+        return total
+    }
+
+    /// Decodes a chunk of the stream, appending the fixes it completes.
+    public mutating func push(_ bytes: some Collection<UInt8>, into fixes: inout [Fix]) {
+        framer.append(bytes)
+        while let line = framer.nextLine() {
+            handle(line, into: &fixes)
+        }
+    }
+
+    /// Ends the input: decodes a last unterminated line and appends the pending fix; resets
+    /// the decoder for a new stream (statistics kept).
+    public mutating func finish(into fixes: inout [Fix]) {
+        if let line = framer.finish() {
+            handle(line, into: &fixes)
+        }
+        if let pending {
+            counts.fixes += 1
+            fixes.append(pending)
+        }
+        pending = nil
+    }
+
+    private mutating func handle(_ line: ArraySlice<UInt8>, into fixes: inout [Fix]) {
+        switch GPSDReportDecoder.decode(line) {
+        case .fix(let fix):
+            counts.positionReports += 1
+            if var merged = pending, merged.time == fix.time, merged.nanoseconds == fix.nanoseconds {
+                merged.merge(fix)
+                pending = merged
+                counts.mergedReports += 1
+            } else {
+                if let pending {
+                    counts.fixes += 1
+                    fixes.append(pending)
+                }
+                pending = fix
+            }
+        case .noFix:
+            counts.positionReports += 1
+            counts.invalidFixes += 1
+        case .ignored:
+            counts.ignoredReports += 1
+        case .malformed:
+            counts.malformedReports += 1
+        }
+    }
+}

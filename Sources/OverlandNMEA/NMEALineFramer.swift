@@ -1,0 +1,220 @@
+/// Splits a byte stream into NMEA 0183 sentence candidates: a push decoder.
+///
+/// Feed it chunks of any size with ``append(_:)``, then call ``nextLine()`` until it returns
+/// nil ("need more"); at end of input call ``finish()`` for a last sentence that had no line
+/// terminator. The chunking never changes the result.
+///
+/// A sentence candidate runs from a `$` or `!` to the byte before the next CR or LF (CR LF,
+/// LF and CR-only endings all work; empty lines are skipped). Everything else costs only
+/// itself and is counted in ``statistics``:
+/// - Lines starting with `#` (capture headers) are skipped as comments.
+/// - Bytes outside a sentence (u-blox UBX and RTCM3 frames between sentences, NULs, text that
+///   is not NMEA, invalid UTF-8) are skipped until the next `$`, `!` or line end.
+/// - A sentence interrupted by a byte that cannot occur in NMEA (a control byte other than
+///   CR and LF, or a byte above 0x7E) or by another `$` is kept if it already ends in a
+///   complete `*hh` checksum (some receivers put binary frames straight after one), and
+///   otherwise discarded as broken; framing resumes at the `$`, or at the next `$`, `!` or
+///   line end.
+/// - A candidate shorter than six bytes (a `$` or `!` inside binary data, just before a
+///   line end) is discarded as broken.
+/// - A line longer than ``maximumLineLength`` bytes is discarded and counted; framing
+///   resumes at the next `$`, `!` or line end.
+///
+/// The default maximum is 1024 bytes. NMEA 0183 allows 82 characters per sentence, but
+/// real receivers exceed that (Trimble RTK GGA with 8-decimal minutes, NMEA 4.11 GSV and
+/// GSA with signal and system ids, proprietary `$P...` sentences of 100 to 300 bytes);
+/// 1024 leaves ample room while bounding memory and discarding runaway binary data quickly.
+/// The framer buffers at most one partial sentence.
+public struct NMEALineFramer: Sendable {
+    /// The default maximum length of a sentence in bytes, terminator excluded.
+    public static let defaultMaximumLineLength = 1024
+
+    /// The longest sentence accepted, in bytes from `$` to the byte before the terminator.
+    public let maximumLineLength: Int
+    /// What the framer saw and skipped so far (lines, comments, overlong and broken lines,
+    /// skipped bytes, sentence candidates).
+    public private(set) var statistics = DecoderStatistics()
+
+    private enum State: Sendable {
+        case lineStart, junk, comment, sentence, overlong
+    }
+
+    private var buffer: [UInt8] = []
+    private var scanIndex = 0
+    private var sentenceStart = 0
+    private var state = State.lineStart
+
+    /// Creates a framer that discards lines longer than `maximumLineLength` bytes (at least 16).
+    public init(maximumLineLength: Int = NMEALineFramer.defaultMaximumLineLength) {
+        self.maximumLineLength = max(16, maximumLineLength)
+    }
+
+    /// Adds bytes read from the stream; any chunk size, including one byte or none.
+    public mutating func append(_ bytes: some Collection<UInt8>) {
+        let keep = state == .sentence ? sentenceStart : scanIndex
+        if keep > 0 {
+            if keep == buffer.count {
+                buffer.removeAll(keepingCapacity: true)
+            } else {
+                buffer.removeSubrange(0..<keep)
+            }
+            scanIndex -= keep
+            if state == .sentence { sentenceStart -= keep }
+        }
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// Returns the next complete sentence candidate, from its `$` or `!` to the byte before
+    /// its terminator, or nil when more input is needed.
+    ///
+    /// The slice shares the framer's buffer; let go of it before the next ``append(_:)`` to
+    /// avoid a copy.
+    public mutating func nextLine() -> ArraySlice<UInt8>? {
+        let count = buffer.count
+        if scanIndex >= count { return nil }
+        var i = scanIndex
+        var state = self.state
+        var start = sentenceStart
+        var stats = statistics
+        let maximum = maximumLineLength
+        let found: Range<Int>? = buffer.withUnsafeBufferPointer { p -> Range<Int>? in
+            while i < count {
+                let c = p[i]
+                switch state {
+                case .lineStart, .junk:
+                    if c == ASCII.dollar || c == ASCII.bang {
+                        stats.lines += 1
+                        state = .sentence
+                        start = i
+                    } else if c == ASCII.cr || c == ASCII.lf {
+                        state = .lineStart
+                    } else if c == ASCII.hash && state == .lineStart {
+                        stats.lines += 1
+                        stats.commentLines += 1
+                        state = .comment
+                    } else {
+                        if state == .lineStart { stats.lines += 1 }
+                        stats.skippedBytes += 1
+                        state = .junk
+                    }
+                    i += 1
+                case .comment:
+                    if c == ASCII.cr || c == ASCII.lf {
+                        state = .lineStart
+                    } else if c < ASCII.space && c != ASCII.tab || c == 0x7F {
+                        // A control byte: binary data that happened to contain '#', not a
+                        // comment after all. (Bytes above 0x7F are UTF-8 text in headers.)
+                        stats.skippedBytes += 1
+                        state = .junk
+                    }
+                    i += 1
+                case .overlong:
+                    if c == ASCII.dollar || c == ASCII.bang {
+                        stats.lines += 1
+                        state = .sentence
+                        start = i
+                    } else if c == ASCII.cr || c == ASCII.lf {
+                        state = .lineStart
+                    } else {
+                        stats.skippedBytes += 1
+                    }
+                    i += 1
+                case .sentence:
+                    // The hot loop: run over the body of the sentence.
+                    let limit = min(count, start + maximum + 1)
+                    var j = max(i, start + 1)
+                    while j < limit {
+                        let b = p[j]
+                        if b >= 0x20 && b < 0x7F && b != ASCII.dollar { j += 1 } else { break }
+                    }
+                    if j - start > maximum {
+                        stats.overlongLines += 1
+                        stats.skippedBytes += j - start
+                        state = .overlong
+                        i = j
+                        continue
+                    }
+                    if j == count {
+                        i = j
+                        return nil
+                    }
+                    let b = p[j]
+                    let line = start..<j
+                    if b == ASCII.cr || b == ASCII.lf {
+                        state = .lineStart
+                        i = j + 1
+                        if line.count >= NMEALineFramer.minimumLineLength {
+                            stats.sentences += 1
+                            return line
+                        }
+                        stats.brokenLines += 1
+                        stats.skippedBytes += line.count
+                        continue
+                    }
+                    let complete = NMEALineFramer.endsWithChecksum(p, line)
+                    if b == ASCII.dollar {
+                        stats.lines += 1
+                        start = j
+                        i = j + 1
+                        if complete {
+                            stats.sentences += 1
+                            return line
+                        }
+                        stats.brokenLines += 1
+                        stats.skippedBytes += line.count
+                        continue
+                    }
+                    // A byte that cannot occur in a sentence: binary data, NUL, non-ASCII.
+                    stats.skippedBytes += 1
+                    state = .junk
+                    i = j + 1
+                    if complete {
+                        stats.sentences += 1
+                        return line
+                    }
+                    stats.brokenLines += 1
+                    stats.skippedBytes += line.count
+                }
+            }
+            return nil
+        }
+        scanIndex = i
+        self.state = state
+        sentenceStart = start
+        statistics = stats
+        return found.map { buffer[$0] }
+    }
+
+    /// Ends the input: returns the last sentence candidate if the stream ended inside one
+    /// (no final line terminator), and resets the framer for a new stream (statistics kept).
+    ///
+    /// Call it after ``nextLine()`` has returned nil.
+    public mutating func finish() -> ArraySlice<UInt8>? {
+        var tail: ArraySlice<UInt8>? = nil
+        if state == .sentence && scanIndex >= buffer.count {
+            if buffer.count - sentenceStart >= NMEALineFramer.minimumLineLength {
+                statistics.sentences += 1
+                tail = buffer[sentenceStart..<buffer.count]
+            } else {
+                statistics.brokenLines += 1
+                statistics.skippedBytes += buffer.count - sentenceStart
+            }
+        }
+        buffer = []
+        scanIndex = 0
+        sentenceStart = 0
+        state = .lineStart
+        return tail
+    }
+
+    /// The shortest sentence candidate: `$GPGGA` (a `$` with a few bytes of binary data
+    /// before a line end is a broken line, not a sentence).
+    static let minimumLineLength = 6
+
+    /// Whether `line` ends in `*` and two hexadecimal digits.
+    static func endsWithChecksum(_ p: UnsafeBufferPointer<UInt8>, _ line: Range<Int>) -> Bool {
+        let end = line.upperBound
+        return line.count >= minimumLineLength && p[end - 3] == ASCII.star && ASCII.hexValue(p[end - 2]) != nil
+            && ASCII.hexValue(p[end - 1]) != nil
+    }
+}

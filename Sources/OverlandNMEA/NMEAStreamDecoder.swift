@@ -1,0 +1,77 @@
+/// Bytes in, fixes out: an ``NMEALineFramer``, an ``NMEASentenceDecoder`` and a
+/// ``FixAssembler`` in one push decoder, the hot path of the logger.
+///
+/// Push chunks as they are read (any size; the result does not depend on it), then call
+/// ``finish(into:)`` at end of input, which emits the last cycle.
+///
+/// ```swift
+/// var decoder = NMEAStreamDecoder(datePolicy: .fromStreamOnly)
+/// var fixes: [Fix] = []
+/// decoder.push(chunk, into: &fixes)
+/// decoder.finish(into: &fixes)
+/// ```
+public struct NMEAStreamDecoder: Sendable {
+    private var framer: NMEALineFramer
+    private var decoder: NMEASentenceDecoder
+    private var assembler: FixAssembler
+    private var counts = DecoderStatistics()
+
+    /// Creates a decoder with a date policy, a checksum policy and a maximum line length.
+    public init(
+        datePolicy: DatePolicy = .fromStreamOnly,
+        checksumPolicy: ChecksumPolicy = .requiredOnceSeen,
+        maximumLineLength: Int = NMEALineFramer.defaultMaximumLineLength
+    ) {
+        framer = NMEALineFramer(maximumLineLength: maximumLineLength)
+        decoder = NMEASentenceDecoder(checksumPolicy: checksumPolicy)
+        assembler = FixAssembler(datePolicy: datePolicy)
+    }
+
+    /// Everything counted so far by the framer, the sentence decoder and the assembler.
+    public var statistics: DecoderStatistics {
+        var total = counts
+        total.add(framer.statistics)
+        total.add(assembler.statistics)
+        return total
+    }
+
+    /// Decodes a chunk of the stream, appending the fixes of the cycles it completes.
+    public mutating func push(_ bytes: some Collection<UInt8>, into fixes: inout [Fix]) {
+        framer.append(bytes)
+        while let line = framer.nextLine() {
+            handle(line, into: &fixes)
+        }
+    }
+
+    /// Ends the input: decodes a last unterminated sentence, appends the last cycle's fix,
+    /// and resets the decoder for a new stream (statistics kept).
+    public mutating func finish(into fixes: inout [Fix]) {
+        if let line = framer.finish() {
+            handle(line, into: &fixes)
+        }
+        if let fix = assembler.finish() {
+            fixes.append(fix)
+        }
+        decoder = NMEASentenceDecoder(checksumPolicy: decoder.checksumPolicy)
+    }
+
+    private mutating func handle(_ line: ArraySlice<UInt8>, into fixes: inout [Fix]) {
+        let result = line.withUnsafeBufferPointer { decoder.decode(buffer: $0) }
+        switch result {
+        case .sentence(let sentence):
+            counts.acceptedSentences += 1
+            if !sentence.isChecksummed { counts.uncheckedSentences += 1 }
+            if let fix = assembler.add(sentence) {
+                fixes.append(fix)
+            }
+        case .ignored:
+            counts.ignoredSentences += 1
+        case .badChecksum:
+            counts.badChecksums += 1
+        case .missingChecksum:
+            counts.missingChecksums += 1
+        case .malformed:
+            counts.malformedSentences += 1
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import OverlandJSON
+
+/// An OwnTracks location message, the body of an upload in the `owntracks` logging mode
+/// (protocol reference, section 6):
+///
+///     {"_type":"location","lat":45.490975,"lon":-77.696315,"tst":1443711600,"acc":5,
+///      "alt":12,"vel":15,"cog":271,"batt":80,"bs":1,"tid":"ne","topic":"owntracks/alice/phone"}
+///
+/// `tst` is Unix-epoch seconds (the phone app's seconds-since-2001 is a flaw not copied).
+/// `vel` is km/h rounded to an integer. Values the point does not know are left out rather
+/// than sent as -1: `acc` (unknown accuracy), `vel` (unknown speed), `cog` (unknown
+/// course), and `batt` and `bs` (battery state unknown). `bs` is OwnTracks' battery status:
+/// 1 unplugged, 2 charging, 3 full.
+public struct OwnTracksLocation: Sendable, Equatable {
+    public var latitude: Double
+    public var longitude: Double
+    /// Unix-epoch seconds.
+    public var timestamp: Int64
+    /// Horizontal accuracy in metres, nil when unknown.
+    public var accuracy: Int?
+    /// Metres above sea level.
+    public var altitude: Int
+    /// Speed in km/h, nil when unknown.
+    public var velocity: Int?
+    /// Course over ground in degrees, nil when unknown.
+    public var course: Int?
+    /// Battery charge in percent, nil when unknown.
+    public var batteryPercent: Int?
+    /// OwnTracks battery status (1 unplugged, 2 charging, 3 full), nil when unknown.
+    public var batteryStatus: Int?
+    /// The two-character tracker id, nil to leave it out.
+    public var trackerID: String?
+    /// The topic, `owntracks/<device id>`.
+    public var topic: String
+
+    /// The message for `point` from the device `identity`.
+    public init(point: LocationFeature, identity: OwnTracksIdentity) {
+        latitude = point.latitude
+        longitude = point.longitude
+        timestamp = point.timestamp
+        accuracy = point.horizontalAccuracy >= 0 ? point.horizontalAccuracy : nil
+        altitude = point.altitude
+        velocity = point.speed >= 0 && point.speed.isFinite ? Self.rounded(point.speed * 3.6) : nil
+        course = point.course >= 0 ? point.course : nil
+        switch point.batteryState {
+        case .unknown:
+            batteryPercent = nil
+            batteryStatus = nil
+        case .unplugged, .charging, .full:
+            let level = !(point.batteryLevel > 0) ? 0 : min(point.batteryLevel, 1)
+            batteryPercent = Self.rounded(level * 100)
+            batteryStatus = point.batteryState == .unplugged ? 1 : point.batteryState == .charging ? 2 : 3
+        }
+        trackerID = identity.trackerID
+        topic = identity.topic
+    }
+
+    /// The message as compact JSON, keys in the order of the protocol reference.
+    public func jsonBody() -> [UInt8] {
+        var writer = JSONWriter(reservingCapacity: 256)
+        writer.appendRaw(#"{"_type":"location","lat":"#)
+        writer.appendDecimal(latitude, maxFractionDigits: 7)
+        writer.appendRaw(#","lon":"#)
+        writer.appendDecimal(longitude, maxFractionDigits: 7)
+        writer.appendRaw(#","tst":"#)
+        writer.appendInteger(timestamp)
+        if let accuracy {
+            writer.appendRaw(#","acc":"#)
+            writer.appendInteger(accuracy)
+        }
+        writer.appendRaw(#","alt":"#)
+        writer.appendInteger(altitude)
+        if let velocity {
+            writer.appendRaw(#","vel":"#)
+            writer.appendInteger(velocity)
+        }
+        if let course {
+            writer.appendRaw(#","cog":"#)
+            writer.appendInteger(course)
+        }
+        if let batteryPercent {
+            writer.appendRaw(#","batt":"#)
+            writer.appendInteger(batteryPercent)
+        }
+        if let batteryStatus {
+            writer.appendRaw(#","bs":"#)
+            writer.appendInteger(batteryStatus)
+        }
+        if let trackerID {
+            writer.appendRaw(#","tid":"#)
+            writer.appendString(trackerID)
+        }
+        writer.appendRaw(#","topic":"#)
+        writer.appendString(topic)
+        writer.appendRaw("}")
+        return writer.bytes
+    }
+
+    /// Half away from zero, without libm; values are small (speeds, percentages).
+    private static func rounded(_ value: Double) -> Int {
+        guard value > -0x1p62 && value < 0x1p62 else { return 0 }
+        let truncated = Int(value)
+        let fraction = value - Double(truncated)
+        if fraction >= 0.5 { return truncated + 1 }
+        if fraction <= -0.5 { return truncated - 1 }
+        return truncated
+    }
+}

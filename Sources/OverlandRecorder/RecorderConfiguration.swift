@@ -1,0 +1,37 @@
+import OverlandProtocol
+
+/// What decides which fixes become points and what the points carry. The commands fill it
+/// from the settings (the main profile, or the trip profile while a trip runs).
+public struct RecorderConfiguration: Sendable, Equatable {
+    /// The phone app's tracking modes, mapped to a GPS stream.
+    public enum TrackingMode: String, Sendable {
+        /// Nothing is logged.
+        case off
+        /// Every fix that passes the filters.
+        case standard
+        /// Only fixes at least `significantChangeMetres` from the last point logged (the
+        /// phone's significant-location-change service reports moves of about 500 m).
+        case significant
+        /// Standard and significant together: every fix that passes the filters.
+        case both
+    }
+
+    public var trackingMode: TrackingMode = .standard
+    /// At least this many seconds between points (the app's min time; default 1 s).
+    public var minimumInterval: Int64 = 1
+    /// At least this many metres between points (nil: off).
+    public var minimumDistance: Double?
+    /// Fixes whose horizontal accuracy is worse than this are dropped (nil: no gate).
+    /// A fix with unknown accuracy passes: it cannot be judged.
+    public var accuracyGate: Double?
+    /// Distance that counts as a significant change.
+    public var significantChangeMetres: Double = 500
+    public var deviceID: String = ""
+    public var uniqueID: String?
+    /// The active trip's start time (ISO 8601), stamped as `trip_id`.
+    public var tripID: String?
+    /// Round speed and accuracies to integers (for receivers like Wayfinder).
+    public var encoding = FeatureEncodingOptions.standard
+
+    public init() {}
+}

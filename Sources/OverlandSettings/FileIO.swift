@@ -1,0 +1,154 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The POSIX calls behind loading and saving the settings file.
+enum FileIO {
+    static func failure(_ operation: String, _ path: String, _ code: Int32 = errno) -> SettingsError {
+        .io(operation: operation, path: path, reason: String(cString: strerror(code)), code: code)
+    }
+
+    /// The bytes of the regular file at `path` (symlinks followed), or nil when nothing
+    /// is there.
+    static func readIfExists(_ path: String, limit: Int) throws(SettingsError) -> [UInt8]? {
+        // O_NONBLOCK: a FIFO in the file's place must not hang the command.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw failure("cannot open", path)
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw failure("cannot stat", path) }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw failure("cannot read", path, EISDIR)
+        default: throw .io(operation: "cannot read", path: path, reason: "not a regular file", code: EINVAL)
+        }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16384)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw failure("cannot read", path)
+            }
+            if count == 0 { return result }
+            result.append(contentsOf: chunk[0..<count])
+            if result.count > limit {
+                throw .malformed(path: path, line: 1, column: nil, reason: "larger than \(limit) bytes: not a settings file")
+            }
+        }
+    }
+
+    /// Replaces the file at `path` with `bytes`, mode 0600: temporary file in the same
+    /// directory, fsync, rename, directory fsync. After a crash the file holds the old or
+    /// the new settings, never a mix.
+    static func replace(_ path: String, with bytes: [UInt8]) throws(SettingsError) {
+        let directory = directory(of: path)
+        let name = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
+        let temporary = (directory == "/" ? "" : directory) + "/." + name + ".\(getpid()).tmp"
+        var fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        if fd < 0 && errno == EEXIST {
+            // Left by a crashed run of this same pid number: ours to remove.
+            unlink(temporary)
+            fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        }
+        if fd < 0 { throw failure("cannot create", temporary) }
+        var renamed = false
+        defer { if !renamed { unlink(temporary) } }
+        do {
+            defer { close(fd) }
+            // The umask may have taken bits away, never added any; make it exact.
+            guard fchmod(fd, 0o600) == 0 else { throw failure("cannot change mode of", temporary) }
+            try writeAll(fd, bytes, path: temporary)
+            while fsync(fd) != 0 {
+                if errno == EINTR { continue }
+                throw failure("cannot sync", temporary)
+            }
+        }
+        guard rename(temporary, path) == 0 else { throw failure("cannot rename to '\(path)'", temporary) }
+        renamed = true
+        try syncDirectory(directory)
+    }
+
+    private static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(SettingsError) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw failure("cannot write", path)
+            }
+            if written == 0 { throw failure("cannot write", path, EIO) }
+            offset += written
+        }
+    }
+
+    private static func syncDirectory(_ path: String) throws(SettingsError) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if fd < 0 { throw failure("cannot open directory", path) }
+        defer { close(fd) }
+        if fsync(fd) != 0 && errno != EINVAL && errno != EROFS {
+            throw failure("cannot sync directory", path)
+        }
+    }
+
+    /// Creates every missing directory of `path`, each 0700; existing ones are left as
+    /// they are (a symlinked `~/.config` is fine).
+    static func makeDirectories(_ path: String) throws(SettingsError) {
+        var prefix = path.hasPrefix("/") ? "/" : ""
+        for component in path.split(separator: "/") {
+            prefix += component
+            var info = stat()
+            if stat(prefix, &info) != 0 {
+                guard errno == ENOENT else { throw failure("cannot create directory", prefix) }
+                if mkdir(prefix, 0o700) != 0 && errno != EEXIST { throw failure("cannot create directory", prefix) }
+                _ = chmod(prefix, 0o700)
+            } else if info.st_mode & S_IFMT != S_IFDIR {
+                throw failure("cannot create directory", prefix, ENOTDIR)
+            }
+            prefix += "/"
+        }
+    }
+
+    /// `path` with symlinks at its last component followed, so that saving replaces the
+    /// file a user's symlink points at (dotfile managers link settings files) rather than
+    /// the link. A missing file is its own answer.
+    static func followingSymlinks(_ path: String) throws(SettingsError) -> String {
+        var current = path
+        for _ in 0..<32 {
+            var info = stat()
+            guard lstat(current, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return current }
+            var buffer = [UInt8](repeating: 0, count: 4097)
+            let count = buffer.withUnsafeMutableBytes { readlink(current, $0.baseAddress!.assumingMemoryBound(to: CChar.self), 4096) }
+            guard count >= 0 else { throw failure("cannot read link", current) }
+            let target = String(decoding: buffer[0..<count], as: UTF8.self)
+            current = target.hasPrefix("/") ? target : directory(of: current) + "/" + target
+        }
+        throw failure("cannot resolve", path, ELOOP)
+    }
+
+    /// The directory part of `path`: "/a/b" -> "/a", "/b" -> "/", "b" -> ".".
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// The value of the environment variable `name`, nil when unset.
+    static func environment(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+
+    /// The home directory: `$HOME`, else the password database.
+    static func home(_ environment: [String: String]) -> String {
+        if let home = environment["HOME"], !home.isEmpty { return home }
+        if let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir { return String(cString: directory) }
+        return "/"
+    }
+}

@@ -1,0 +1,283 @@
+import OverlandJSON
+
+/// The settings file: where it is, how it is read and how it is written.
+///
+/// The file is a JSON object shaped like the protocol's `set` (section 7) plus this
+/// project's keys, pretty-printed with one key per line in a fixed order, every key
+/// written (see `encode(_:)`). Reading is strict: a missing key means its default, but
+/// an unknown key, a repeated key, a wrong type or a value outside the allowed ones is an
+/// error naming the file and line. A file that cannot be read or parsed is an error too,
+/// never replaced by defaults: the caller must not save over it.
+public enum SettingsFile {
+    /// The largest settings file read, in bytes.
+    public static let maximumSize = 1 << 20
+
+    // MARK: Where
+
+    /// `$XDG_CONFIG_HOME/overland/settings.json`, else `$HOME/.config/overland/settings.json`.
+    ///
+    /// A relative `XDG_CONFIG_HOME` is ignored, as the XDG specification asks.
+    public static func defaultPath(environment: [String: String] = ProcessEnvironment.current) -> String {
+        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? FileIO.home(environment) + "/.config"
+        return base + "/overland/settings.json"
+    }
+
+    /// The file to use: the `--config` flag, else `$OVERLAND_CONFIG`, else `defaultPath`.
+    /// Empty values count as unset.
+    public static func resolvePath(flag: String?, environment: [String: String] = ProcessEnvironment.current) -> String {
+        if let flag, !flag.isEmpty { return flag }
+        if let variable = environment["OVERLAND_CONFIG"], !variable.isEmpty { return variable }
+        return defaultPath(environment: environment)
+    }
+
+    // MARK: Reading
+
+    /// The settings in the file at `path`; every default when there is no file.
+    ///
+    /// Symlinks are followed. Any other failure (unreadable, not a regular file,
+    /// malformed, unknown key, bad value) throws.
+    public static func load(path: String) throws(SettingsError) -> Settings {
+        guard let bytes = try FileIO.readIfExists(path, limit: maximumSize) else { return Settings() }
+        return try decode(bytes, path: path)
+    }
+
+    /// The settings in `bytes`, the contents of the file at `path` (named in errors).
+    ///
+    /// A syntax error names the line and column (in bytes) of the offending byte, or of
+    /// the end of the last line written when the text stops short. An error about a key
+    /// or its value names the line where the key starts (found by `KeyLocator`, exact
+    /// even for escaped or nested keys); a value continued on later lines is reported at
+    /// its key. The first mistake in document order is reported.
+    public static func decode(_ bytes: [UInt8], path: String) throws(SettingsError) -> Settings {
+        let locator = KeyLocator(bytes)
+        let document: JSONValue
+        do {
+            document = try JSONParser.parse(bytes, limits: JSONLimits(maxDepth: 16, maxBytes: maximumSize, maxStringBytes: 64 << 10))
+        } catch {
+            throw syntaxError(error, bytes: bytes, locator: locator, path: path)
+        }
+        guard case .object(let members) = document else {
+            throw .malformed(path: path, line: 1, column: nil, reason: "not a json object: settings are {\"key\": value, ...}")
+        }
+        if let duplicate = locator.duplicates.min(by: { $0.second < $1.second }) {
+            throw .malformed(
+                path: path, line: locator.line(atOffset: duplicate.second), column: nil,
+                reason: "key \(quoted(duplicate.path.joined(separator: "."))) appears twice (also on line \(locator.line(atOffset: duplicate.first)))")
+        }
+        var decoder = Decoder(path: path, locator: locator)
+        try decoder.decodeTop(members)
+        return decoder.settings
+    }
+
+    private static func syntaxError(_ error: JSONError, bytes: [UInt8], locator: KeyLocator, path: String) -> SettingsError {
+        guard bytes.contains(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) else {
+            return .malformed(path: path, line: 1, column: nil, reason: "the file is empty: settings are {\"key\": value, ...}")
+        }
+        var offset = min(error.offset, bytes.count)
+        let reason: String
+        switch error.reason {
+        case .unexpectedEnd:
+            // Point just after the last thing written, not at a trailing blank line.
+            offset = bytes.count
+            while offset > 0, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[offset - 1]) { offset -= 1 }
+            reason = "unexpected end of file (a missing '}', ']' or '\"'?)"
+        case .unexpectedByte(let byte) where byte >= 0x20 && byte < 0x7F:
+            reason = "unexpected character '\(Character(Unicode.Scalar(byte)))'"
+        default:
+            var text = error.description
+            let suffix = " at offset \(error.offset)"
+            if text.hasSuffix(suffix) { text.removeLast(suffix.count) }
+            reason = text
+        }
+        let position = locator.position(atOffset: offset)
+        return .malformed(path: path, line: position.line, column: position.column, reason: "not valid json: " + reason)
+    }
+
+    /// Walks a parsed file in document order, so that the first mistake is the one reported.
+    private struct Decoder {
+        let path: String
+        let locator: KeyLocator
+        var settings = Settings()
+
+        init(path: String, locator: KeyLocator) {
+            self.path = path
+            self.locator = locator
+        }
+
+        func location(_ path: [String]) -> SettingsLocation {
+            SettingsLocation(path: self.path, line: locator.line(of: path))
+        }
+
+        func inDocumentOrder(_ members: [String: JSONValue], under parent: [String]) -> [(String, JSONValue)] {
+            members.sorted { (locator.offsets[parent + [$0.key]] ?? 0) < (locator.offsets[parent + [$1.key]] ?? 0) }
+        }
+
+        func unknownKey(_ key: String, section: String?, allowed: [String]) -> SettingsError {
+            .unknownKey(
+                key: key, section: section, suggestions: Suggestions.closeMatches(for: key, among: allowed),
+                allowed: allowed, location: location((section.map { [$0] } ?? []) + [key]))
+        }
+
+        mutating func decodeTop(_ members: [String: JSONValue]) throws(SettingsError) {
+            for (key, value) in inDocumentOrder(members, under: []) {
+                switch key {
+                case "main": try decodeSection(value, key: key, section: .main)
+                case "trip": try decodeSection(value, key: key, section: .trip)
+                case "wifi_zone": try decodeWifiZone(value)
+                default:
+                    guard let field = Field.field(in: .top, key: key) else {
+                        throw unknownKey(key, section: nil, allowed: SettingsFile.topLevelKeys)
+                    }
+                    try assign(field, value, at: [key])
+                }
+            }
+        }
+
+        mutating func decodeSection(_ value: JSONValue, key: String, section: Field.Section) throws(SettingsError) {
+            guard case .object(let members) = value else {
+                throw .invalidValue(key: key, value: JSONText.render(value), allowed: "an object of \(key) settings", location: location([key]))
+            }
+            for (member, value) in inDocumentOrder(members, under: [key]) {
+                guard let field = Field.field(in: section, key: member) else {
+                    throw unknownKey(member, section: key, allowed: Field.fields(in: section).map(\.key))
+                }
+                try assign(field, value, at: [key, member])
+            }
+        }
+
+        mutating func decodeWifiZone(_ value: JSONValue) throws(SettingsError) {
+            let allowed = "an object with ssid, latitude and longitude, or null"
+            if value.isNull {
+                settings.wifiZone = nil
+                return
+            }
+            guard case .object(let members) = value else {
+                throw .invalidValue(key: "wifi_zone", value: JSONText.render(value), allowed: allowed, location: location(["wifi_zone"]))
+            }
+            // Each member is checked on its own line first, then the zone as a whole.
+            var scratch = Settings()
+            scratch.wifiZone = WifiZone(ssid: "", latitude: 0, longitude: 0)
+            let memberFields = Field.fields(in: .wifiZone)
+            for (member, value) in inDocumentOrder(members, under: ["wifi_zone"]) {
+                guard let field = memberFields.first(where: { $0.key == member }) else {
+                    throw unknownKey(member, section: "wifi_zone", allowed: memberFields.map(\.key))
+                }
+                guard field.assign(&scratch, value) else {
+                    throw .invalidValue(
+                        key: field.filePath, value: JSONText.render(value), allowed: field.allowed,
+                        location: location(["wifi_zone", member]))
+                }
+            }
+            guard members.count == memberFields.count else {
+                throw .invalidValue(key: "wifi_zone", value: JSONText.render(value), allowed: allowed, location: location(["wifi_zone"]))
+            }
+            settings.wifiZone = scratch.wifiZone
+        }
+
+        mutating func assign(_ field: Field, _ value: JSONValue, at path: [String]) throws(SettingsError) {
+            guard field.assign(&settings, value) else {
+                throw .invalidValue(key: field.filePath, value: JSONText.render(value), allowed: field.allowedInJSON, location: location(path))
+            }
+        }
+    }
+
+    /// The keys allowed at the top level of the file, in the file's order.
+    static var topLevelKeys: [String] {
+        var keys: [String] = []
+        for field in Field.all {
+            switch field.section {
+            case .top: keys.append(field.key)
+            case .main: if !keys.contains("main") { keys.append("main") }
+            case .trip: if !keys.contains("trip") { keys.append("trip") }
+            case .wifiZone: break
+            }
+        }
+        return keys
+    }
+
+    // MARK: Writing
+
+    /// The file's text for `settings`: every key, in a fixed order, one per line, two
+    /// spaces of indentation, ending with a newline. The same settings always give the
+    /// same bytes, and `decode(encode(s))` gives `s` back.
+    public static func encode(_ settings: Settings) -> [UInt8] {
+        var writer = PrettyWriter()
+        writer.open(nil)
+        var section = Field.Section.top
+        for field in Field.all where field.section != .wifiZone {
+            if field.section != section {
+                if section != .top { writer.close() }
+                if field.section == .main { writer.open("main") }
+                if field.section == .trip { writer.open("trip") }
+                section = field.section
+            }
+            let value = field.current(settings)
+            if field.key == "wifi_zone", let zone = settings.wifiZone {
+                writer.open("wifi_zone")
+                writer.member("ssid", .string(zone.ssid))
+                writer.member("latitude", .number(zone.latitude))
+                writer.member("longitude", .number(zone.longitude))
+                writer.close()
+            } else {
+                writer.member(field.key, value)
+            }
+        }
+        if section != .top { writer.close() }
+        writer.close()
+        writer.json.bytes.append(0x0A)
+        return writer.json.bytes
+    }
+
+    /// Writes `settings` to `path` atomically (temporary file in the same directory,
+    /// fsync, rename, directory fsync), mode 0600, creating missing parent directories
+    /// with mode 0700.
+    ///
+    /// When `path` is a symlink, the file it points at is replaced and the link kept: the
+    /// user made the link, and replacing it by a file would silently split their settings
+    /// in two.
+    public static func save(_ settings: Settings, to path: String) throws(SettingsError) {
+        let target = try FileIO.followingSymlinks(path)
+        try FileIO.makeDirectories(FileIO.directory(of: target))
+        try FileIO.replace(target, with: encode(settings))
+    }
+}
+
+/// Pretty-printed JSON: one member per line, members in the order written.
+private struct PrettyWriter {
+    var json = JSONWriter()
+    private var hasMembers: [Bool] = []
+
+    private mutating func startMember(_ key: String?) {
+        guard !hasMembers.isEmpty else { return }
+        if hasMembers[hasMembers.count - 1] { json.appendRaw(",") }
+        hasMembers[hasMembers.count - 1] = true
+        newline()
+        if let key {
+            json.appendString(key)
+            json.appendRaw(": ")
+        }
+    }
+
+    private mutating func newline() {
+        json.appendRaw("\n")
+        json.appendRaw(Array(repeating: UInt8(ascii: " "), count: 2 * hasMembers.count))
+    }
+
+    mutating func open(_ key: String?) {
+        startMember(key)
+        json.appendRaw("{")
+        hasMembers.append(false)
+    }
+
+    mutating func member(_ key: String, _ value: JSONValue) {
+        startMember(key)
+        json.appendValue(value)
+    }
+
+    mutating func close() {
+        hasMembers.removeLast()
+        newline()
+        json.appendRaw("}")
+    }
+}

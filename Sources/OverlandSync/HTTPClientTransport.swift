@@ -1,0 +1,160 @@
+import AsyncHTTPClient
+import NIOCore
+import NIOSSL
+
+/// The real transport: AsyncHTTPClient over HTTP/1.1 or HTTP/2, one client (and its
+/// connection pool) for a whole run, so that batches reuse one connection.
+///
+/// - TLS verifies the server's certificate and name against the system's roots, or only
+///   against the PEM file `caFile` when one is configured (a private CA).
+/// - Redirects are never followed: a POST that is redirected would lose its body or its
+///   method in many clients, and following one could carry the `Authorization` header to
+///   another host. A 3xx comes back as a reply, which the engine reports with its
+///   `Location` so that the user can fix the endpoint.
+/// - A refused connection fails at once (no retries inside the run: the next run retries,
+///   after the backoff); connecting is bounded by `connectTimeout`, the whole exchange,
+///   reply body included, by the deadline the engine passes, and an idle connection by
+///   the request timeout too.
+/// - The reply body is read up to `replyLimit` bytes; a longer one is a failed attempt.
+///
+/// Call `shutdown()` when done; `withTransport` does it for you.
+public final class HTTPClientTransport: Transport {
+    private let client: HTTPClient
+    private let replyLimit: Int
+
+    /// Creates a client for `configuration` (TLS, timeouts, reply limit). Throws
+    /// `SyncError.configuration` when the CA file cannot be used.
+    public init(configuration: SyncConfiguration) throws(SyncError) {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let caFile = configuration.caFile {
+            do {
+                let certificates = try NIOSSLCertificate.fromPEMFile(caFile)
+                guard !certificates.isEmpty else { throw SyncError.configuration("ca file '\(caFile)' holds no certificate") }
+                tls.trustRoots = .certificates(certificates)
+            } catch let error as SyncError {
+                throw error
+            } catch {
+                throw .configuration("cannot use ca file '\(caFile)': \(error)")
+            }
+        }
+        var clientConfiguration = HTTPClient.Configuration(
+            tlsConfiguration: tls,
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: Self.timeAmount(configuration.connectTimeout),
+                           read: Self.timeAmount(configuration.requestTimeout)),
+            decompression: .disabled
+        )
+        clientConfiguration.connectionPool.retryConnectionEstablishment = false
+        clientConfiguration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 1
+        client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: clientConfiguration)
+        replyLimit = configuration.replyLimit
+    }
+
+    /// Runs `body` with a transport for `configuration`, shutting it down afterwards.
+    public static func withTransport<Result: Sendable>(
+        configuration: SyncConfiguration,
+        _ body: (HTTPClientTransport) async throws -> Result
+    ) async throws -> Result {
+        let transport = try HTTPClientTransport(configuration: configuration)
+        do {
+            let result = try await body(transport)
+            try await transport.shutdown()
+            return result
+        } catch {
+            try? await transport.shutdown()
+            throw error
+        }
+    }
+
+    /// Closes the connections. Required before the transport is released.
+    public func shutdown() async throws {
+        try await client.shutdown()
+    }
+
+    public func send(_ request: SyncRequest, timeout: Duration) async throws -> HTTPReply {
+        var httpRequest = HTTPClientRequest(url: request.url)
+        httpRequest.method = .POST
+        for header in request.headers {
+            httpRequest.headers.add(name: header.name, value: header.value)
+        }
+        httpRequest.body = .bytes(ByteBuffer(bytes: request.body))
+        let prepared = httpRequest
+        let client = client
+        let limit = replyLimit
+        let deadline = NIODeadline.now() + Self.timeAmount(timeout)
+        do {
+            // AsyncHTTPClient's deadline stops at the reply head; the race with a timer
+            // bounds the body too (a server that trickles its reply costs a retry, not a hang).
+            return try await withThrowingTaskGroup(of: HTTPReply?.self) { group in
+                group.addTask {
+                    let response = try await client.execute(prepared, deadline: deadline)
+                    let body = try await response.body.collect(upTo: limit)
+                    return HTTPReply(
+                        status: Int(response.status.code),
+                        headers: response.headers.map { SyncRequest.Header($0.name, $0.value) },
+                        body: Array(body.readableBytesView)
+                    )
+                }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    return nil
+                }
+                let first = try await group.next()!
+                group.cancelAll()
+                guard let reply = first else { throw TransportError(.timedOut, Self.timedOutMessage(timeout)) }
+                return reply
+            }
+        } catch let error as TransportError {
+            throw error
+        } catch {
+            throw Self.classify(error, timeout: timeout, limit: limit)
+        }
+    }
+
+    /// Maps the errors of AsyncHTTPClient, NIO and NIOSSL to a `TransportError`.
+    static func classify(_ error: any Error, timeout: Duration, limit: Int) -> TransportError {
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .connectTimeout: return TransportError(.connect, "cannot connect: timed out")
+            case .deadlineExceeded, .readTimeout, .writeTimeout: return TransportError(.timedOut, timedOutMessage(timeout))
+            case .remoteConnectionClosed: return TransportError(.connectionLost, "the server closed the connection before the reply was complete")
+            case .invalidURL, .emptyHost, .emptyScheme:
+                return TransportError(.invalidURL, "cannot send to this url: \(error)")
+            case .cancelled: return TransportError(.timedOut, timedOutMessage(timeout))
+            default: return TransportError(.other, "request failed: \(error)")
+            }
+        }
+        if error is NIOTooManyBytesError {
+            return TransportError(.replyTooLarge, "reply larger than \(limit) bytes")
+        }
+        if error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError {
+            return TransportError(.tls, "tls failed: \(error)")
+        }
+        if error is CancellationError {
+            return TransportError(.timedOut, timedOutMessage(timeout))
+        }
+        let text = String(describing: error)
+        // NIOPosix's connection error is matched by name: this module links NIOPosix only
+        // through AsyncHTTPClient.
+        if error is IOError || error is ChannelError || String(reflecting: type(of: error)).hasSuffix("NIOConnectionError") {
+            if let channelError = error as? ChannelError, channelError == .eof || channelError == .ioOnClosedChannel {
+                return TransportError(.connectionLost, "the server closed the connection before the reply was complete")
+            }
+            return TransportError(.connect, "cannot connect: \(text)")
+        }
+        return TransportError(.other, "request failed: \(text)")
+    }
+
+    private static func timedOutMessage(_ timeout: Duration) -> String {
+        "no complete reply within \(timeout.components.seconds) s"
+    }
+
+    static func timeAmount(_ seconds: Double) -> TimeAmount {
+        .nanoseconds(Int64(min(max(seconds, 0.001), 86_400) * 1e9))
+    }
+
+    static func timeAmount(_ duration: Duration) -> TimeAmount {
+        let (seconds, attoseconds) = duration.components
+        return .nanoseconds(max(0, min(seconds, 86_400)) * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}

@@ -1,0 +1,113 @@
+import OverlandJSON
+
+/// Everything a sync run needs to know, filled by the command line from the settings file
+/// and its flags. A plain value: the engine reads it and never changes it.
+public struct SyncConfiguration: Sendable, Equatable {
+    /// What is sent (protocol reference, section 6).
+    public enum LoggingMode: String, Sendable, CaseIterable {
+        /// Every point, in batches of `batchSize`, oldest first.
+        case all
+        /// Only the newest point, alone; older unsent points count as handled.
+        case latest
+        /// Only the newest point, as one OwnTracks location message; older ones count as handled.
+        case owntracks
+    }
+
+    /// The batch sizes the protocol allows.
+    public static let batchSizes = [50, 100, 200, 500, 1000]
+
+    /// The endpoint URL, possibly with placeholders (`%TS`, `%LAT`...); http or https.
+    public var endpoint: String
+    /// The access token: sent as `Authorization: Bearer <token>`, or in the OwnTracks mode
+    /// as `user:password` Basic credentials. Nil or empty: no `Authorization` header.
+    public var token: String?
+    /// The configured device id; in the OwnTracks mode `user/device`.
+    public var deviceID: String
+    /// Records per request in the `all` mode: one of `batchSizes`.
+    public var batchSize = 200
+    /// What is sent.
+    public var loggingMode = LoggingMode.all
+    /// Count any 2xx as delivered, even without `{"result":"ok"}` (can lose data when such
+    /// a server fails internally).
+    public var consider2xxSuccessful = false
+    /// The least time between two runs that send, in seconds; nil when sending is off.
+    public var sendIntervalSeconds: Int? = 300
+    /// A PEM file of certificate authorities to trust instead of the system's.
+    public var caFile: String?
+    /// Seconds for one whole request: connect, send, and the whole reply.
+    public var requestTimeout: Double = 60
+    /// Seconds to establish a connection (TCP and TLS).
+    public var connectTimeout: Double = 10
+    /// Seconds a run may spend sending before it stops (between batches, and each request's
+    /// deadline is cut to fit); nil for no limit.
+    public var maxTime: Double?
+    /// The `User-Agent` header: the tool and its version.
+    public var userAgent = "overland-sync"
+    /// The active trip as one compact JSON object, sent as `trip` in every request while
+    /// a trip is active (protocol reference, section 4); nil when no trip is active.
+    public var trip: [UInt8]?
+    /// How long delivered segments are kept before deletion, in seconds (0: at once);
+    /// nil keeps them forever.
+    public var keepSentSeconds: Int64? = 0
+    /// The largest reply body read, in bytes; a longer reply is a failed attempt.
+    public var replyLimit = 1 << 20
+
+    /// Creates a configuration with the protocol's defaults.
+    public init(endpoint: String, token: String? = nil, deviceID: String = "") {
+        self.endpoint = endpoint
+        self.token = token
+        self.deviceID = deviceID
+    }
+
+    /// The token when one is set.
+    var effectiveToken: String? {
+        guard let token, !token.isEmpty else { return nil }
+        return token
+    }
+
+    /// Checks what can be checked before any request: the endpoint's scheme and host, the
+    /// batch size, the timeouts and the trip object.
+    public func validate() throws(SyncError) {
+        guard let parts = EndpointURL(endpoint) else {
+            throw .configuration("endpoint '\(endpoint)' is not an http or https url")
+        }
+        guard !parts.host.isEmpty else { throw .configuration("endpoint '\(endpoint)' has no host") }
+        guard Self.batchSizes.contains(batchSize) else {
+            throw .configuration("batch size \(batchSize) is not one of 50, 100, 200, 500, 1000")
+        }
+        guard requestTimeout > 0, connectTimeout > 0 else {
+            throw .configuration("timeouts must be positive")
+        }
+        if let maxTime, !(maxTime > 0) { throw .configuration("max time must be positive") }
+        if let trip, (try? JSONParser.parse(trip, limits: JSONLimits(maxDepth: 16, maxBytes: 256 << 10)))?.object == nil {
+            throw .configuration("trip is not a json object")
+        }
+    }
+}
+
+/// The scheme and host of an endpoint URL, enough to validate it and to compare hosts.
+struct EndpointURL: Equatable {
+    var scheme: String
+    var host: String
+
+    init?(_ url: String) {
+        let lower = url.lowercased()
+        let rest: Substring
+        if lower.hasPrefix("https://") {
+            scheme = "https"
+            rest = url.dropFirst(8)
+        } else if lower.hasPrefix("http://") {
+            scheme = "http"
+            rest = url.dropFirst(7)
+        } else {
+            return nil
+        }
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let hostPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
+        if hostPort.hasPrefix("[") {
+            host = String(hostPort.prefix { $0 != "]" }.dropFirst()).lowercased()
+        } else {
+            host = String(hostPort.prefix { $0 != ":" }).lowercased()
+        }
+    }
+}

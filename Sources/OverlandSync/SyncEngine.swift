@@ -1,0 +1,253 @@
+import OverlandJSON
+import OverlandJournal
+import OverlandProtocol
+
+/// Drains one journal to the configured server: reads from the cursor, sends batches
+/// through a `Transport`, and moves the cursor only after the server acknowledged a batch.
+///
+/// A run, in order:
+/// 1. takes the journal's sync lock (`state/sync.lock`); a run that finds it taken ends
+///    at once with `.alreadyRunning`;
+/// 2. unless told to send now, does nothing while sending is off, while the backoff after
+///    failures holds, or while the send interval since the last delivery has not passed;
+/// 3. sends batch after batch until nothing waits, an attempt fails, or `maxTime` runs
+///    out; after each acknowledged batch the cursor moves (atomically and durably), so a
+///    kill at any point resends at most the one batch in flight, byte for byte the same
+///    `locations` (a resend's `current` and URL placeholders may show a newer point);
+/// 4. records the outcome in `state/sync.json` (backoff on failure: see `SyncBackoff`),
+///    and deletes delivered segments past their retention.
+///
+/// The engine never prints: it reports through its return value and callbacks.
+public final class SyncEngine: Sendable {
+    /// The journal drained.
+    public let journal: Journal
+    /// What and where to send.
+    public let configuration: SyncConfiguration
+    private let transport: any Transport
+    private let backoff: SyncBackoff
+    private let wallClock: @Sendable () -> Int64
+    private let random: @Sendable () -> Double
+
+    /// Creates an engine. `wallClock` (Unix seconds) and `random` (0..<1, for the backoff's
+    /// jitter) are there for tests.
+    public init(
+        journal: Journal,
+        configuration: SyncConfiguration,
+        transport: any Transport,
+        backoff: SyncBackoff = SyncBackoff(),
+        wallClock: @escaping @Sendable () -> Int64 = { Journal.currentTime() },
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+    ) {
+        self.journal = journal
+        self.configuration = configuration
+        self.transport = transport
+        self.backoff = backoff
+        self.wallClock = wallClock
+        self.random = random
+    }
+
+    private var statePath: String { journal.statePath + "/" + SyncState.fileName }
+    private var lockPath: String { journal.statePath + "/sync.lock" }
+
+    /// Runs once (see the type's description). `sendNow` ignores the send interval, the
+    /// backoff and a send interval that is off. `onProgress` hears after each delivered
+    /// request; `onSet` receives a delivered reply's `set` object, unvalidated, for the
+    /// caller to apply to the settings; `onIssue` hears of damaged journal records skipped.
+    public func run(
+        sendNow: Bool = false,
+        onProgress: ((SyncProgress) -> Void)? = nil,
+        onSet: ((JSONValue) -> Void)? = nil,
+        onIssue: JournalIssueHandler? = nil
+    ) async -> SyncReport {
+        do {
+            try configuration.validate()
+        } catch {
+            return SyncReport(outcome: .configurationError, message: error.description)
+        }
+        let lock: SyncLock
+        var state: SyncState
+        var warnings: [String] = []
+        do {
+            try PrivateFile.makeDirectory(journal.statePath)
+            guard let acquired = try SyncLock.acquire(lockPath) else {
+                return SyncReport(outcome: .alreadyRunning, message: "another sync of this journal is running")
+            }
+            lock = acquired
+            if let bytes = try PrivateFile.contents(of: statePath, limit: 64 << 10) {
+                if let parsed = SyncState(parsing: bytes) {
+                    state = parsed
+                } else {
+                    state = SyncState()
+                    warnings.append("ignoring unreadable sync state '\(statePath)'")
+                }
+            } else {
+                state = SyncState()
+            }
+        } catch {
+            return SyncReport(outcome: .stateError, message: error.description)
+        }
+        var report = await drain(state: &state, sendNow: sendNow, onProgress: onProgress, onSet: onSet, onIssue: onIssue)
+        // Held until here: the lock covers the whole run, state file included.
+        withExtendedLifetime(lock) {}
+        report.warnings.insert(contentsOf: warnings, at: 0)
+        return report
+    }
+
+    /// The first request a run would send now, with the token redacted, or nil when
+    /// nothing waits. Takes no lock and changes nothing: for `--dry-run`.
+    public func dryRun(onIssue: JournalIssueHandler? = nil) throws -> SyncRequest? {
+        try configuration.validate()
+        let builder = BatchBuilder(journal: journal, configuration: configuration, cursor: try journal.cursor(), onIssue: onIssue)
+        return try builder.next()?.request?.redacted(secret: configuration.effectiveToken)
+    }
+
+    // MARK: - The run, under the lock
+
+    private func drain(
+        state: inout SyncState,
+        sendNow: Bool,
+        onProgress: ((SyncProgress) -> Void)?,
+        onSet: ((JSONValue) -> Void)?,
+        onIssue: JournalIssueHandler?
+    ) async -> SyncReport {
+        let now = wallClock()
+        if !sendNow, let held = schedule(state: state, now: now) { return held }
+
+        let started = ContinuousClock.now
+        let stopAt = configuration.maxTime.map { started + .milliseconds(Int64($0 * 1000)) }
+        let acknowledgement: Reply.Acknowledgement =
+            configuration.loggingMode == .owntracks || configuration.consider2xxSuccessful ? .any2xx : .resultOK
+        var report = SyncReport(outcome: .nothingToSend)
+        var failure: (outcome: SyncReport.Outcome, message: String)?
+        var cursorMoved = false
+        var stateSavedAfterRecovery = state.consecutiveFailures == 0
+
+        let builder: BatchBuilder
+        do {
+            builder = BatchBuilder(journal: journal, configuration: configuration, cursor: try journal.cursor(), onIssue: onIssue)
+        } catch {
+            return SyncReport(outcome: .journalError(error), message: error.description)
+        }
+
+        sending: while true {
+            if let stopAt, ContinuousClock.now >= stopAt {
+                report.outcome = .maxTimeReached
+                report.message = "stopped after the maximum time; the rest waits for the next run"
+                break
+            }
+            let batch: Batch
+            do {
+                guard let next = try builder.next() else { break }
+                batch = next
+            } catch {
+                failure = (.journalError(error), error.description)
+                break
+            }
+            guard let request = batch.request else {
+                // Nothing sendable in this range (OwnTracks, no location): it counts as handled.
+                do {
+                    try journal.advanceCursor(to: batch.next)
+                    cursorMoved = true
+                } catch {
+                    failure = (.journalError(error), error.description)
+                }
+                continue
+            }
+
+            var timeout = Duration.milliseconds(Int64(configuration.requestTimeout * 1000))
+            if let stopAt { timeout = min(timeout, max(stopAt - ContinuousClock.now, .seconds(1))) }
+            state.lastAttempt = wallClock()
+            let httpReply: HTTPReply
+            do {
+                httpReply = try await transport.send(request, timeout: timeout)
+            } catch {
+                report.lastStatus = nil
+                state.lastStatus = nil
+                failure = (.retryLater, String(describing: error))
+                break
+            }
+            let reply = Reply(status: httpReply.status, body: httpReply.body, acknowledgement: acknowledgement,
+                              redirectLocation: httpReply.header("Location"))
+            report.lastStatus = reply.status
+            state.lastStatus = reply.status
+            if let name = reply.geocodeFullName {
+                report.geocode = name
+                state.geocode = name
+            }
+            switch reply.outcome {
+            case .delivered:
+                do {
+                    try journal.advanceCursor(to: batch.next)
+                } catch {
+                    // Delivered but not recorded: the batch will be sent again.
+                    failure = (.journalError(error), error.description)
+                    break sending
+                }
+                cursorMoved = true
+                report.sentRecords += batch.count
+                report.batches += 1
+                report.outcome = .delivered
+                state.lastSuccess = wallClock()
+                state.consecutiveFailures = 0
+                state.nextAttempt = nil
+                if !stateSavedAfterRecovery {
+                    // Clear the backoff at once, so that a run killed during a long drain
+                    // does not leave the next one waiting.
+                    stateSavedAfterRecovery = true
+                    do { try state.save(path: statePath) } catch { report.warnings.append(error.description) }
+                }
+                if let set = reply.set { onSet?(set) }
+                onProgress?(SyncProgress(sentRecords: report.sentRecords, batches: report.batches,
+                                         backlog: builder.backlog(after: batch.next)))
+            case .notAcknowledged(let message), .retryable(let message):
+                failure = (.retryLater, message)
+            case .refused(let status, let message):
+                failure = (.refused(status: status), message)
+            }
+            if failure != nil { break }
+        }
+
+        if let failure {
+            report.outcome = failure.outcome
+            report.message = failure.message
+            if case .journalError = failure.outcome {} else {
+                let failedAt = wallClock()
+                state.consecutiveFailures += 1
+                state.lastFailure = failedAt
+                state.lastError = failure.message
+                let delay = backoff.delay(afterFailures: state.consecutiveFailures, random: random())
+                state.nextAttempt = failedAt + Int64(delay.rounded(.up))
+            }
+        }
+        if report.outcome == .nothingToSend {
+            report.message = "nothing to send"
+        }
+        do { try state.save(path: statePath) } catch { report.warnings.append(error.description) }
+        if cursorMoved, let keep = configuration.keepSentSeconds {
+            do { try journal.removeSentSegments(keepSeconds: keep) } catch { report.warnings.append(error.description) }
+        }
+        report.backlog = (try? journal.backlog()) ?? builder.backlog(after: 0)
+        return report
+    }
+
+    /// Why a run must not send now, or nil when it may.
+    private func schedule(state: SyncState, now: Int64) -> SyncReport? {
+        guard let interval = configuration.sendIntervalSeconds else {
+            return SyncReport(outcome: .sendingOff,
+                              message: "sending is off (send interval 'off'): nothing is sent until it is changed back, or with --now")
+        }
+        // A time far in the future means the clock went back: ignore it rather than wait.
+        if let next = state.nextAttempt, next > now, next <= now + Int64(backoff.cap * 2) {
+            var report = SyncReport(outcome: .backingOff(until: next),
+                                    message: "backing off after \(state.consecutiveFailures) failed attempt(s) until \(ISO8601UTC.string(from: next))")
+            report.lastStatus = state.lastStatus
+            return report
+        }
+        if interval > 0, let last = state.lastSuccess, last + Int64(interval) > now, last <= now {
+            let next = last + Int64(interval)
+            return SyncReport(outcome: .notDue(nextSend: next),
+                              message: "next send due at \(ISO8601UTC.string(from: next))")
+        }
+        return nil
+    }
+}

@@ -1,0 +1,104 @@
+import OverlandJSON
+import OverlandJournal
+
+/// What the sync remembers between runs, in `state/sync.json` of the journal: when it last
+/// delivered, how often it has failed since, when it may try again (the backoff), and what
+/// the server said last. `overland status` reads it; the cursor, not this file, says which
+/// records were delivered.
+///
+///     {"version":1,"last_attempt":"2026-11-21T05:17:12Z","last_success":"2026-11-21T05:17:12Z",
+///      "last_failure":null,"consecutive_failures":0,"next_attempt":null,"last_status":200,
+///      "last_error":null,"geocode":"Ottawa, Ontario"}
+///
+/// Times are UTC, `YYYY-MM-DDTHH:MM:SSZ`. The file is replaced whole (temporary file,
+/// fsync, rename, directory fsync), mode 0600. A reader ignores keys it does not know; a
+/// file that does not parse counts as no state (the worst outcome is one early retry).
+public struct SyncState: Sendable, Equatable {
+    /// The last time a run tried to send (Unix seconds).
+    public var lastAttempt: Int64?
+    /// The last time a batch was delivered.
+    public var lastSuccess: Int64?
+    /// The last time an attempt failed.
+    public var lastFailure: Int64?
+    /// Failed attempts since the last delivery; drives the backoff.
+    public var consecutiveFailures = 0
+    /// No run sends before this time, unless told to send now (the backoff).
+    public var nextAttempt: Int64?
+    /// The HTTP status of the last reply, nil when the last attempt got none.
+    public var lastStatus: Int?
+    /// Why the last failed attempt failed (the server's `error` when it gave one).
+    public var lastError: String?
+    /// The last `geocode.full_name` a server sent.
+    public var geocode: String?
+
+    /// Creates an empty state: never sent, never failed.
+    public init() {}
+
+    /// The file name inside the journal's state directory.
+    public static let fileName = "sync.json"
+
+    /// The state of `journal`'s sync, or an empty state when there is none yet.
+    public static func load(journal: Journal) throws -> SyncState {
+        try load(path: journal.statePath + "/" + fileName)
+    }
+
+    static func load(path: String) throws(PrivateFile.Failure) -> SyncState {
+        guard let bytes = try PrivateFile.contents(of: path, limit: 64 << 10) else { return SyncState() }
+        return SyncState(parsing: bytes) ?? SyncState()
+    }
+
+    func save(path: String) throws(PrivateFile.Failure) {
+        try PrivateFile.replace(path, with: encoded)
+    }
+
+    /// Reads the file's JSON; nil when it is not a JSON object.
+    init?(parsing bytes: [UInt8]) {
+        guard let value = try? JSONParser.parse(bytes, limits: JSONLimits(maxDepth: 4, maxBytes: 64 << 10)),
+            value.object != nil
+        else { return nil }
+        func time(_ key: String) -> Int64? { value[key]?.string.flatMap { ISO8601UTC.parse($0) } }
+        lastAttempt = time("last_attempt")
+        lastSuccess = time("last_success")
+        lastFailure = time("last_failure")
+        consecutiveFailures = max(0, value["consecutive_failures"]?.int ?? 0)
+        nextAttempt = time("next_attempt")
+        lastStatus = value["last_status"]?.int
+        lastError = value["last_error"]?.string
+        geocode = value["geocode"]?.string
+    }
+
+    /// The file's bytes: one JSON object and a newline.
+    var encoded: [UInt8] {
+        var writer = JSONWriter(reservingCapacity: 512)
+        func time(_ seconds: Int64?) {
+            if let seconds {
+                writer.bytes.append(UInt8(ascii: "\""))
+                ISO8601UTC.append(seconds, to: &writer.bytes)
+                writer.bytes.append(UInt8(ascii: "\""))
+            } else {
+                writer.appendNull()
+            }
+        }
+        func text(_ value: String?) {
+            if let value { writer.appendString(value) } else { writer.appendNull() }
+        }
+        writer.appendRaw(#"{"version":1,"last_attempt":"#)
+        time(lastAttempt)
+        writer.appendRaw(#","last_success":"#)
+        time(lastSuccess)
+        writer.appendRaw(#","last_failure":"#)
+        time(lastFailure)
+        writer.appendRaw(#","consecutive_failures":"#)
+        writer.appendInteger(consecutiveFailures)
+        writer.appendRaw(#","next_attempt":"#)
+        time(nextAttempt)
+        writer.appendRaw(#","last_status":"#)
+        if let lastStatus { writer.appendInteger(lastStatus) } else { writer.appendNull() }
+        writer.appendRaw(#","last_error":"#)
+        text(lastError)
+        writer.appendRaw(#","geocode":"#)
+        text(geocode)
+        writer.appendRaw("}\n")
+        return writer.bytes
+    }
+}

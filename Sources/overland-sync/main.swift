@@ -1,0 +1,2 @@
+// TEMPORARY while the sync library lands; replaced before commit.
+print("overland-sync")

@@ -1,0 +1,3 @@
+import OverlandCLI
+
+OverlandCommand.main()

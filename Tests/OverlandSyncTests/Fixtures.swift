@@ -1,0 +1,101 @@
+import Foundation
+import OverlandJSON
+import OverlandJournal
+import OverlandProtocol
+import OverlandSync
+
+/// A journal in its own temporary directory, with the lines appended to it.
+final class JournalFixture: @unchecked Sendable {
+    let directory: String
+    let journal: Journal
+    private(set) var lines: [[UInt8]] = []
+    private let appender: JournalAppender
+
+    init(points: Int = 0, policy: JournalPolicy = JournalPolicy()) throws {
+        directory = NSTemporaryDirectory() + "overland-sync-test-" + UUID().uuidString
+        journal = try Journal(path: directory + "/journal", create: true, deviceID: "van")
+        appender = try JournalAppender(journal: journal, policy: policy)
+        try append(points: points)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Appends and commits `points` location records.
+    func append(points: Int) throws {
+        for _ in 0..<points {
+            try append(line: Self.point(lines.count).jsonLine())
+        }
+        try appender.commit()
+    }
+
+    /// Appends and commits one record line as it is.
+    func append(line: [UInt8], commit: Bool = false) throws {
+        try appender.append(line)
+        lines.append(line)
+        if commit || appender.commitIsDue() { try appender.commit() }
+    }
+
+    func commit() throws {
+        try appender.commit()
+    }
+
+    /// The `index`th test point: a drive along a line, one point a second.
+    static func point(_ index: Int) -> LocationFeature {
+        LocationFeature(
+            longitude: -77.6963150 + Double(index) * 0.00001, latitude: 45.4909750 + Double(index % 1000) * 0.000003,
+            timestamp: 1_700_000_000 + Int64(index), altitude: 12 + index % 7, speed: 4.25, course: index % 360,
+            horizontalAccuracy: 5, verticalAccuracy: 8, speedAccuracy: 0.5, courseAccuracy: 4, motion: [.driving],
+            batteryState: .unplugged, batteryLevel: 0.8, wifi: "", deviceID: "van")
+    }
+
+    var cursor: UInt64 { (try? journal.cursor()) ?? .max }
+
+    var state: SyncState { (try? SyncState.load(journal: journal)) ?? SyncState() }
+
+    func text(_ index: Int) -> String { String(decoding: lines[index], as: UTF8.self) }
+
+    /// `{"locations":[lines in range]` without the closing brace, to compare a body's start.
+    func locationsPrefix(_ range: Range<Int>) -> [UInt8] {
+        var bytes = Array(#"{"locations":["#.utf8)
+        for index in range {
+            if index > range.lowerBound { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(contentsOf: lines[index])
+        }
+        bytes.append(UInt8(ascii: "]"))
+        return bytes
+    }
+}
+
+/// A wall clock a test sets by hand.
+final class TestClock: Sendable {
+    private let seconds = Locked<Int64>(1_800_000_000)
+    var now: Int64 { seconds.current }
+    func advance(_ delta: Int64) { seconds.withLock { $0 += delta } }
+}
+
+extension SyncConfiguration {
+    /// A configuration for `server` that sends at every run.
+    static func test(_ server: TestServer, path: String = "/overland", token: String? = "secret-token") -> SyncConfiguration {
+        var configuration = SyncConfiguration(endpoint: server.baseURL + path, token: token, deviceID: "van")
+        configuration.userAgent = "overland-sync/0.0.0-test"
+        configuration.sendIntervalSeconds = 0
+        configuration.requestTimeout = 5
+        configuration.connectTimeout = 2
+        configuration.batchSize = 50
+        return configuration
+    }
+}
+
+/// Runs one sync of `fixture` against `configuration` through a real HTTP client.
+func sync(
+    _ fixture: JournalFixture, _ configuration: SyncConfiguration, clock: TestClock = TestClock(), sendNow: Bool = false,
+    onProgress: ((SyncProgress) -> Void)? = nil, onSet: ((JSONValue) -> Void)? = nil
+) async throws -> SyncReport {
+    try await HTTPClientTransport.withTransport(configuration: configuration) { transport in
+        let engine = SyncEngine(journal: fixture.journal, configuration: configuration, transport: transport,
+                                wallClock: { clock.now }, random: { 0.5 })
+        return await engine.run(sendNow: sendNow, onProgress: onProgress, onSet: onSet)
+    }
+}

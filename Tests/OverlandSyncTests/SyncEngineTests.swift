@@ -1,0 +1,517 @@
+import Foundation
+import OverlandJSON
+import OverlandJournal
+import OverlandProtocol
+@testable import OverlandSync
+import Testing
+
+/// Expects two bodies to be byte-for-byte equal; on failure says where they part, without
+/// printing megabytes.
+func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
+                sourceLocation: SourceLocation = #_sourceLocation) {
+    let equal = actual == expected
+    let split = zip(actual, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(actual.count, expected.count)
+    let context = String(decoding: actual[max(0, split - 40)..<min(actual.count, split + 40)], as: UTF8.self)
+    #expect(equal, "\(what) differs at byte \(split) (\(actual.count) vs \(expected.count) bytes): ...\(context)...",
+            sourceLocation: sourceLocation)
+}
+
+@Suite struct SyncEngineTests {
+    // MARK: - Replies
+
+    @Test func okDeliversAndAdvancesTheCursor() async throws {
+        let server = try await TestServer()
+        defer { Task { await server.stop() } }
+        let fixture = try JournalFixture(points: 3)
+        let report = try await sync(fixture, .test(server))
+        #expect(report.outcome == .delivered)
+        #expect(report.sentRecords == 3)
+        #expect(report.batches == 1)
+        #expect(report.backlog == 0)
+        #expect(fixture.cursor == 3)
+        let request = try #require(server.requests.first)
+        #expect(server.requests.count == 1)
+        #expect(request.method == "POST")
+        #expect(request.uri == "/overland")
+        #expect(request.header("Content-Type") == "application/json")
+        #expect(request.header("Authorization") == "Bearer secret-token")
+        #expect(request.header("User-Agent") == "overland-sync/0.0.0-test")
+        #expect(request.bodyText == "{\"locations\":[\(fixture.text(0)),\(fixture.text(1)),\(fixture.text(2))]}")
+        let state = fixture.state
+        #expect(state.lastSuccess != nil)
+        #expect(state.consecutiveFailures == 0)
+        #expect(state.lastStatus == 200)
+    }
+
+    @Test func noTokenSendsNoAuthorization() async throws {
+        let server = try await TestServer()
+        defer { Task { await server.stop() } }
+        let fixture = try JournalFixture(points: 1)
+        let report = try await sync(fixture, .test(server, token: ""))
+        #expect(report.outcome == .delivered)
+        #expect(server.requests.first?.header("Authorization") == nil)
+    }
+
+    @Test func dawarichCreatedWithOKDelivers() async throws {
+        let server = try await TestServer { _, _ in .reply(status: 201, body: #"{"result":"ok"}"#) }
+        defer { Task { await server.stop() } }
+        let fixture = try JournalFixture(points: 2)
+        let report = try await sync(fixture, .test(server))
+        #expect(report.outcome == .delivered)
+        #expect(fixture.cursor == 2)
+    }
+
+    @Test func errorIn200IsNotDeliveredAndTheErrorIsKept() async throws {
+        let server = try await TestServer { _, _ in .reply(status: 200, body: #"{"error":"device \u001b[31mnot registered"}"#) }
+        defer { Task { await server.stop() } }
+        let fixture = try JournalFixture(points: 2)
+        let report = try await sync(fixture, .test(server))
+        #expect(report.outcome == .retryLater)
+        #expect(report.message == "server reported an error: device ?[31mnot registered")
+        #expect(fixture.cursor == 0)
+        let state = fixture.state
+        #expect(state.lastError == "server reported an error: device ?[31mnot registered")
+        #expect(state.consecutiveFailures == 1)
+    }
+
+    @Test(arguments: ["OK", "", "[]", #"{"result":"error"}"#, #"{"status":"ok"}"#])
+    func unacknowledged200IsNotDelivered(body: String) async throws {
+        let server = try await TestServer { _, _ in .reply(status: 200, body: body) }
+        defer { Task { await server.stop() } }
+        let fixture = try JournalFixture(points: 2)
+        let report = try await sync(fixture, .test(server))
+        #expect(report.outcome == .retryLater)
+        #expect(fixture.cursor == 0)
+    }
+
+    @Test func serverErrorIsRetryable() async throws {
+        let server = try await TestServer { _, _ in .reply(status: 500, body: #"{"error":"database down"}"#) }
+        defer { Task { await server.stop() } }
+        let fixture = try JournalFixture(points: 2)
+        let report = try await sync(fixture, .test(server))
+        #expect(report.outcome == .retryLater)
+        #expect(report.lastStatus == 500)
+        #expect(report.message == "server answered 500 internal server error: database down")
+        #expect(fixture.cursor == 0)
+    }
+
+    @Test(arguments: [401, 403])
+    func credentialsRefused(status: Int) async throws {
+        let server = try await TestServer { _, _ in .reply(status: status, body: "") }
+        defer { Task { await server.stop() } }
+        let fixture = try JournalFixture(points: 2)
+        let report = try await sync(fixture, .test(server))
+        #expect(report.outcome == .refused(status: status))
+        #expect(fixture.cursor == 0)
+        #expect(fixture.state.nextAttempt != nil)
+    }
+
+    @Test func serverDownIsRetryableAndQuick() async throws {
+        let port = try await TestServer.closedPort()
+        var configuration = SyncConfiguration(endpoint: "http://127.0.0.1:\(port)/overland", token: "t", deviceID: "van")
+        configuration.sendIntervalSeconds = 0
+        let fixture = try JournalFixture(points: 2)
+        let started = ContinuousClock.now
+        let report = try await sync(fixture, configuration)
+        #expect(report.outcome == .retryLater)
+        #expect(report.message?.hasPrefix("cannot connect") == true)
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(fixture.cursor == 0)
+    }
+
+    @Test func slowServerPastTheDeadline() async throws {
+        let server = try await TestServer { _, _ in .reply(status: 200, body: #"{"result":"ok"}"#, delay: .seconds(3)) }
+        defer { Task { await server.stop() } }
+        let fixture = try JournalFixture(points: 2)
+        var configuration = SyncConfiguration.test(server)
+        configuration.requestTimeout = 0.5
+        let started = ContinuousClock.now
+        let report = try await sync(fixture, configuration)
+        #expect(report.outcome == .retryLater)
+        #expect(report.message?.hasPrefix("no complete reply within") == true)
+        #expect(ContinuousClock.now - started < .seconds(2.5))
+        #expect(fixture.cursor == 0)
+    }
+
+    @Test func tricklingReplyBodyPastTheDeadline() async throws {
+        let server = try await TestServer { _, _ in .trickle(count: 100, interval: .milliseconds(100)) }
+        defer { Task { await server.stop() } }
+        let fixture = try JournalFixture(points: 2)
+        var configuration = SyncConfiguration.test(server)
+        configuration.requestTimeout = 0.7
+        let started = ContinuousClock.now
+        let report = try await sync(fixture, configuration)
+        #expect(report.outcome == .retryLater)
+        #expect(ContinuousClock.now - started < .seconds(3))
+        #expect(fixture.cursor == 0)
+    }
+
+    @Test func connectionDroppedMidReply() async throws {
+        let server = try await TestServer { _, _ in .closeMidBody(sent: 10) }
+        defer { Task { await server.stop() } }
+        let fixture = try JournalFixture(points: 2)
+        let report = try await sync(fixture, .test(server))
+        #expect(report.outcome == .retryLater)
+        #expect(fixture.cursor == 0)
+    }
+
+    @Test func connectionClosedWithoutReply() async throws {
+        let server = try await TestServer { _, _ in .close }
+        defer { Task { await server.stop() } }
+        let fixture = try JournalFixture(points: 2)
+        let report = try await sync(fixture, .test(server))
+        #expect(report.outcome == .retryLater)
+        #expect(fixture.cursor == 0)
+    }
+
+    @Test func hugeReplyIsRefusedCleanly() async throws {
+        let server = try await TestServer { _, _ in .replyBytes(status: 200, body: [UInt8](repeating: UInt8(ascii: " "), count: 3 << 20)) }
+        defer { Task { await server.stop() } }
+        let fixture = try JournalFixture(points: 2)
+        let report = try await sync(fixture, .test(server))
+        #expect(report.outcome == .retryLater)
+        #expect(report.message == "reply larger than 1048576 bytes")
+        #expect(fixture.cursor == 0)
+    }
+
+    @Test func deeplyNestedReplyIsNotAcknowledged() async throws {
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        let server = try await TestServer { _, _ in .reply(status: 200, body: deep) }
+        defer { Task { await server.stop() } }
+        let fixture = try JournalFixture(points: 2)
+        let report = try await sync(fixture, .test(server))
+        #expect(report.outcome == .retryLater)
+        #expect(report.message?.contains("nesting deeper than 16") == true)
+        #expect(fixture.cursor == 0)
+    }
+
+    @Test func redirectIsNotFollowed() async throws {
+        let server = try await TestServer { _, _ in
+            .reply(status: 302, body: "", headers: ["Location": "http://elsewhere.invalid/steal"])
+        }
+        defer { Task { await server.stop() } }
+        let fixture = try JournalFixture(points: 2)
+        let report = try await sync(fixture, .test(server))
+        #expect(report.outcome == .retryLater)
+        #expect(report.message?.contains("'http://elsewhere.invalid/steal'") == true)
+        #expect(server.requests.count == 1)
+        #expect(fixture.cursor == 0)
+    }
+
+    @Test func consider2xxSuccessful() async throws {
+        let server = try await TestServer { _, _ in .reply(status: 204, body: "") }
+        defer { Task { await server.stop() } }
+        let fixture = try JournalFixture(points: 2)
+        var configuration = SyncConfiguration.test(server)
+        #expect(try await sync(fixture, configuration).outcome == .retryLater)
+        #expect(fixture.cursor == 0)
+        configuration.consider2xxSuccessful = true
+        #expect(try await sync(fixture, configuration, sendNow: true).outcome == .delivered)
+        #expect(fixture.cursor == 2)
+    }
+
+    // MARK: - Batches
+
+    @Test func batchesAdvanceTheCursorInOrder() async throws {
+        let server = try await TestServer()
+        defer { Task { await server.stop() } }
+        let fixture = try JournalFixture(points: 120)
+        var progress: [SyncProgress] = []
+        let report = try await sync(fixture, .test(server), onProgress: { progress.append($0) })
+        #expect(report.outcome == .delivered)
+        #expect(report.sentRecords == 120)
+        #expect(report.batches == 3)
+        #expect(fixture.cursor == 120)
+        #expect(progress.map(\.sentRecords) == [50, 100, 120])
+        #expect(progress.map(\.backlog) == [70, 20, 0])
+        let requests = server.requests
+        #expect(requests.count == 3)
+        // 120 unsent is more than 2 x 50: the first request also carries the newest point.
+        expectSame(requests[0].body, fixture.locationsPrefix(0..<50) + Array(#","current":"#.utf8) + fixture.lines[119] + Array("}".utf8))
+        expectSame(requests[1].body, fixture.locationsPrefix(50..<100) + Array("}".utf8))
+        expectSame(requests[2].body, fixture.locationsPrefix(100..<120) + Array("}".utf8))
+    }
+
+    @Test func aFailedBatchStopsTheRunAndIsResentIdentically() async throws {
+        let server = try await TestServer { index, _ in index == 1 ? .reply(status: 503, body: "") : TestServer.ok() }
+        defer { Task { await server.stop() } }
+        let fixture = try JournalFixture(points: 120)
+        let first = try await sync(fixture, .test(server))
+        #expect(first.outcome == .retryLater)
+        #expect(first.sentRecords == 50)
+        #expect(fixture.cursor == 50)
+        #expect(server.requests.count == 2)
+        let second = try await sync(fixture, .test(server), sendNow: true)
+        #expect(second.outcome == .delivered)
+        #expect(fixture.cursor == 120)
+        let requests = server.requests
+        #expect(requests.count == 4)
+        expectSame(requests[1].body, requests[2].body)
+    }
+
+    @Test func currentOnlyWhenTheBacklogExceedsTwoBatches() async throws {
+        let server = try await TestServer()
+        defer { Task { await server.stop() } }
+        let fixture = try JournalFixture(points: 180)
+        let report = try await sync(fixture, .test(server))
+        #expect(report.outcome == .delivered)
+        let requests = server.requests
+        #expect(requests.count == 4)
+        let current = Array(#","current":"#.utf8) + fixture.lines[179] + Array("}".utf8)
+        // Unsent 180 and 130: more than 2 x 50, so `current` is the newest point, not in the batch.
+        expectSame(requests[0].body, fixture.locationsPrefix(0..<50) + current)
+        expectSame(requests[1].body, fixture.locationsPrefix(50..<100) + current)
+        // Unsent 80, then 30: no `current`.
+        expectSame(requests[2].body, fixture.locationsPrefix(100..<150) + Array("}".utf8))
+        expectSame(requests[3].body, fixture.locationsPrefix(150..<180) + Array("}".utf8))
+        for request in requests {
+            let value = try JSONParser.parse(request.body)
+            #expect(value["locations"]?.array != nil)
+        }
+    }
+
+    @Test func tripIsCarriedInEveryRequest() async throws {
+        let server = try await TestServer()
+        defer { Task { await server.stop() } }
+        let fixture = try JournalFixture(points: 60)
+        var configuration = SyncConfiguration.test(server)
+        let trip = #"{"mode":"car","start":"2023-12-05T16:50:25Z","distance":1234,"start_location":null,"current_location":null}"#
+        configuration.trip = Array(trip.utf8)
+        #expect(try await sync(fixture, configuration).outcome == .delivered)
+        let requests = server.requests
+        #expect(requests.count == 2)
+        for request in requests {
+            #expect(request.bodyText.hasSuffix(#"],"trip":"# + trip + "}"))
+        }
+    }
+
+    @Test func urlTemplateIsFilledFromTheNewestPoint() async throws {
+        let server = try await TestServer()
+        defer { Task { await server.stop() } }
+        let fixture = try JournalFixture(points: 3)
+        let configuration = SyncConfiguration.test(server, path: "/in?ts=%TS&lat=%LAT&lon=%LON&spd=%SPD&acc=%ACC&alt=%ALT&bat=%BAT&token=abc")
+        #expect(try await sync(fixture, configuration).outcome == .delivered)
+        #expect(server.requests.first?.uri == "/in?ts=2023-11-14T22%3A13%3A22Z&lat=45.490981&lon=-77.696295&spd=4.25&acc=5&alt=14&bat=0.8&token=abc")
+    }
+
+    @Test func nothingToSend() async throws {
+        let server = try await TestServer()
+        defer { Task { await server.stop() } }
+        let fixture = try JournalFixture(points: 0)
+        let report = try await sync(fixture, .test(server))
+        #expect(report.outcome == .nothingToSend)
+        #expect(server.requests.isEmpty)
+    }
+
+    // MARK: - Modes
+
+    @Test func latestSendsOnlyTheNewestPoint() async throws {
+        let server = try await TestServer()
+        defer { Task { await server.stop() } }
+        let fixture = try JournalFixture(points: 10)
+        var configuration = SyncConfiguration.test(server)
+        configuration.loggingMode = .latest
+        let report = try await sync(fixture, configuration)
+        #expect(report.outcome == .delivered)
+        #expect(report.sentRecords == 1)
+        #expect(fixture.cursor == 10)
+        #expect(server.requests.map(\.bodyText) == ["{\"locations\":[\(fixture.text(9))]}"])
+        #expect(try await sync(fixture, configuration).outcome == .nothingToSend)
+    }
+
+    @Test func ownTracksMessageHeadersAndBasicAuthentication() async throws {
+        let server = try await TestServer { _, _ in .reply(status: 200, body: "[]") }
+        defer { Task { await server.stop() } }
+        let fixture = try JournalFixture(points: 4)
+        var configuration = SyncConfiguration.test(server, path: "/pub", token: "alice:s3cret:x")
+        configuration.loggingMode = .owntracks
+        configuration.deviceID = "alice/phone"
+        let report = try await sync(fixture, configuration)
+        #expect(report.outcome == .delivered)
+        #expect(fixture.cursor == 4)
+        let request = try #require(server.requests.first)
+        #expect(server.requests.count == 1)
+        #expect(request.header("Authorization") == "Basic YWxpY2U6czNjcmV0Ong=")
+        #expect(request.header("X-Limit-U") == "alice")
+        #expect(request.header("X-Limit-D") == "phone")
+        #expect(request.header("Content-Type") == "application/json")
+        #expect(request.bodyText == #"{"_type":"location","lat":45.490984,"lon":-77.696285,"tst":1700000003,"acc":5,"alt":15,"vel":15,"cog":3,"batt":80,"bs":1,"tid":"ne","topic":"owntracks/alice/phone"}"#)
+    }
+
+    @Test func ownTracksFindsTheNewestLocationBehindATripRecord() async throws {
+        let server = try await TestServer { _, _ in .reply(status: 200, body: "[]") }
+        defer { Task { await server.stop() } }
+        let fixture = try JournalFixture(points: 2)
+        try fixture.append(line: Array(#"{"type":"Feature","geometry":{"type":"Point","coordinates":[1,2]},"properties":{"type":"trip","mode":"car","timestamp":"2023-11-14T22:15:00Z"}}"#.utf8), commit: true)
+        var configuration = SyncConfiguration.test(server, path: "/pub", token: "bob")
+        configuration.loggingMode = .owntracks
+        configuration.deviceID = "car"
+        #expect(try await sync(fixture, configuration).outcome == .delivered)
+        #expect(fixture.cursor == 3)
+        let request = try #require(server.requests.first)
+        #expect(request.header("Authorization") == "Basic Ym9iOg==")
+        #expect(request.header("X-Limit-U") == "bob")
+        #expect(request.header("X-Limit-D") == "car")
+        #expect(request.bodyText.contains(#""tst":1700000001,"#))
+        #expect(request.bodyText.hasSuffix(#""tid":"ar","topic":"owntracks/car"}"#))
+    }
+
+    // MARK: - set, geocode
+
+    @Test func setAndGeocodeAreHandedOver() async throws {
+        let server = try await TestServer { _, _ in
+            .reply(status: 200, body: #"{"result":"ok","geocode":{"full_name":"Ottawa, Ontario"},"set":{"send_interval":"off","main":{"batch_size":500}}}"#)
+        }
+        defer { Task { await server.stop() } }
+        let fixture = try JournalFixture(points: 2)
+        var received: [JSONValue] = []
+        let report = try await sync(fixture, .test(server), onSet: { received.append($0) })
+        #expect(report.outcome == .delivered)
+        #expect(report.geocode == "Ottawa, Ontario")
+        #expect(fixture.state.geocode == "Ottawa, Ontario")
+        #expect(received.count == 1)
+        #expect(received.first?["send_interval"]?.string == "off")
+        #expect(received.first?["main"]?["batch_size"]?.int == 500)
+    }
+
+    // MARK: - Lock, schedule, backoff
+
+    @Test func aSecondRunOnTheSameJournalExitsAtOnce() async throws {
+        let server = try await TestServer { _, _ in .reply(status: 200, body: #"{"result":"ok"}"#, delay: .milliseconds(600)) }
+        defer { Task { await server.stop() } }
+        let fixture = try JournalFixture(points: 2)
+        let configuration = SyncConfiguration.test(server)
+        async let first = sync(fixture, configuration)
+        // Wait until the first run is inside its request.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while server.requests.isEmpty && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        let second = try await sync(fixture, configuration)
+        #expect(second.outcome == .alreadyRunning)
+        #expect(try await first.outcome == .delivered)
+        #expect(server.requests.count == 1)
+        #expect(fixture.cursor == 2)
+    }
+
+    @Test func backoffIsRememberedAndNowBypassesIt() async throws {
+        let server = try await TestServer { _, _ in .reply(status: 500, body: "") }
+        defer { Task { await server.stop() } }
+        let fixture = try JournalFixture(points: 2)
+        let clock = TestClock()
+        let configuration = SyncConfiguration.test(server)
+
+        #expect(try await sync(fixture, configuration, clock: clock).outcome == .retryLater)
+        var state = fixture.state
+        #expect(state.consecutiveFailures == 1)
+        #expect(state.nextAttempt == clock.now + 60)  // random 0.5: the middle of ±20%
+        #expect(state.lastError == "server answered 500 internal server error")
+
+        clock.advance(30)
+        #expect(try await sync(fixture, configuration, clock: clock).outcome == .backingOff(until: clock.now + 30))
+        #expect(server.requests.count == 1)
+
+        clock.advance(31)
+        #expect(try await sync(fixture, configuration, clock: clock).outcome == .retryLater)
+        state = fixture.state
+        #expect(state.consecutiveFailures == 2)
+        #expect(state.nextAttempt == clock.now + 120)
+
+        server.setScript { _, _ in TestServer.ok() }
+        #expect(try await sync(fixture, configuration, clock: clock).outcome == .backingOff(until: clock.now + 120))
+        #expect(try await sync(fixture, configuration, clock: clock, sendNow: true).outcome == .delivered)
+        state = fixture.state
+        #expect(state.consecutiveFailures == 0)
+        #expect(state.nextAttempt == nil)
+        #expect(fixture.cursor == 2)
+        #expect(server.requests.count == 3)
+    }
+
+    @Test func sendIntervalGatesRunsAndNowOverrides() async throws {
+        let server = try await TestServer()
+        defer { Task { await server.stop() } }
+        let fixture = try JournalFixture(points: 2)
+        let clock = TestClock()
+        var configuration = SyncConfiguration.test(server)
+        configuration.sendIntervalSeconds = 300
+        #expect(try await sync(fixture, configuration, clock: clock).outcome == .delivered)
+        try fixture.append(points: 2)
+        clock.advance(100)
+        #expect(try await sync(fixture, configuration, clock: clock).outcome == .notDue(nextSend: clock.now + 200))
+        #expect(server.requests.count == 1)
+        #expect(try await sync(fixture, configuration, clock: clock, sendNow: true).outcome == .delivered)
+        #expect(server.requests.count == 2)
+        try fixture.append(points: 1)
+        clock.advance(301)
+        #expect(try await sync(fixture, configuration, clock: clock).outcome == .delivered)
+        #expect(fixture.cursor == 5)
+    }
+
+    @Test func sendIntervalOffSendsNothingUnlessNow() async throws {
+        let server = try await TestServer()
+        defer { Task { await server.stop() } }
+        let fixture = try JournalFixture(points: 2)
+        var configuration = SyncConfiguration.test(server)
+        configuration.sendIntervalSeconds = nil
+        #expect(try await sync(fixture, configuration).outcome == .sendingOff)
+        #expect(server.requests.isEmpty)
+        #expect(try await sync(fixture, configuration, sendNow: true).outcome == .delivered)
+    }
+
+    @Test func maxTimeStopsBetweenBatches() async throws {
+        let server = try await TestServer { _, _ in .reply(status: 200, body: #"{"result":"ok"}"#, delay: .milliseconds(300)) }
+        defer { Task { await server.stop() } }
+        let fixture = try JournalFixture(points: 500)
+        var configuration = SyncConfiguration.test(server)
+        configuration.maxTime = 0.5
+        let report = try await sync(fixture, configuration)
+        #expect(report.outcome == .maxTimeReached)
+        #expect((1...3).contains(report.batches))
+        #expect(fixture.cursor == UInt64(report.batches * 50))
+        #expect(report.backlog == 500 - fixture.cursor)
+    }
+
+    // MARK: - Dry run, configuration
+
+    @Test func dryRunShowsTheFirstRequestRedactedAndChangesNothing() async throws {
+        let server = try await TestServer()
+        defer { Task { await server.stop() } }
+        let fixture = try JournalFixture(points: 3)
+        let configuration = SyncConfiguration.test(server, path: "/in?token=secret-token")
+        let request = try await HTTPClientTransport.withTransport(configuration: configuration) { transport in
+            try SyncEngine(journal: fixture.journal, configuration: configuration, transport: transport).dryRun()
+        }
+        let shown = try #require(request)
+        #expect(shown.url == server.baseURL + "/in?token=<redacted>")
+        #expect(shown.header("Authorization") == "Bearer <redacted>")
+        #expect(!shown.displayText.contains("secret-token"))
+        #expect(shown.displayText.hasPrefix("POST \(server.baseURL)/in?token=<redacted>\nContent-Type: application/json\n"))
+        #expect(server.requests.isEmpty)
+        #expect(fixture.cursor == 0)
+        #expect(!FileManager.default.fileExists(atPath: fixture.journal.statePath + "/sync.json"))
+    }
+
+    @Test(arguments: ["ftp://example.com/", "example.com/in", "http:///in"])
+    func badEndpointIsAConfigurationError(endpoint: String) async throws {
+        let fixture = try JournalFixture(points: 1)
+        var configuration = SyncConfiguration(endpoint: endpoint)
+        configuration.sendIntervalSeconds = 0
+        let report = try await sync(fixture, configuration)
+        #expect(report.outcome == .configurationError)
+    }
+
+    @Test func missingCAFileIsAConfigurationError() {
+        var configuration = SyncConfiguration(endpoint: "https://example.com/")
+        configuration.caFile = "/nonexistent/ca.pem"
+        #expect(throws: SyncError.self) { _ = try HTTPClientTransport(configuration: configuration) }
+    }
+
+    @Test func tlsToAPlainServerFailsAsRetryable() async throws {
+        let server = try await TestServer()
+        defer { Task { await server.stop() } }
+        let fixture = try JournalFixture(points: 1)
+        var configuration = SyncConfiguration.test(server)
+        configuration.endpoint = "https://127.0.0.1:\(server.port)/overland"
+        let report = try await sync(fixture, configuration)
+        #expect(report.outcome == .retryLater)
+        #expect(fixture.cursor == 0)
+    }
+}
