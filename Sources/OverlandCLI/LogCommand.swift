@@ -6,6 +6,7 @@ import OverlandJournal
 import OverlandNMEA
 import OverlandProtocol
 import OverlandRecorder
+import OverlandSettings
 
 /// `overland-log`: NMEA 0183 or gpsd JSON in, Overland points into the journal.
 public struct LogCommand: ParsableCommand {
@@ -55,10 +56,10 @@ public struct LogCommand: ParsableCommand {
     @Option(name: .customLong("commit-interval"), help: "Seconds points may wait in memory before they are fsynced (0: every point; default 5).")
     var commitInterval: Double?
 
-    @Option(name: .customLong("min-time"), help: "At least this many seconds between points (default 1).")
-    var minimumInterval: Int64 = 1
+    @Option(name: .customLong("min-time"), help: "At least this many seconds between points (default: the settings' min_time, 1 s).")
+    var minimumInterval: Int64?
 
-    @Option(name: .customLong("min-distance"), help: "At least this many metres between points (default: off).")
+    @Option(name: .customLong("min-distance"), help: "At least this many metres between points (default: the settings' min_distance, off).")
     var minimumDistance: Double?
 
     @Flag(help: "Print what was read, skipped and logged on standard error at exit.")
@@ -73,7 +74,7 @@ public struct LogCommand: ParsableCommand {
         if let commitInterval, !(0...3600).contains(commitInterval) {
             throw ValidationError("--commit-interval \(commitInterval) is out of range: use 0 to 3600 seconds")
         }
-        if minimumInterval < 0 { throw ValidationError("--min-time must be 0 or more seconds") }
+        if let minimumInterval, minimumInterval < 0 { throw ValidationError("--min-time must be 0 or more seconds") }
         if let minimumDistance, minimumDistance < 0 { throw ValidationError("--min-distance must be 0 or more metres") }
         if let deviceID {
             do { _ = try DeviceID.validate(deviceID) } catch { throw ValidationError("--device-id: \(error)") }
@@ -88,23 +89,28 @@ public struct LogCommand: ParsableCommand {
         }
     }
 
+    /// The recorder's configuration from the settings, with this command's flags on top.
+    private func recorderConfiguration(_ settings: Settings) -> RecorderConfiguration {
+        var configuration = settings.recorderConfiguration(deviceID: resolveDeviceID(settings), duringTrip: false)
+        if let minimumInterval { configuration.minimumInterval = minimumInterval }
+        if let minimumDistance { configuration.minimumDistance = minimumDistance }
+        return configuration
+    }
+
     private func execute() throws -> String {
-        let deviceID = try resolveDeviceID()
-        let journal = try Journal(path: journalOptions.path, create: true, deviceID: deviceID)
+        var settings = try journalOptions.settings()
+        let configuration = recorderConfiguration(settings)
+        let journal = try Journal(path: journalOptions.path(with: settings), create: true, deviceID: configuration.deviceID)
         var policy = JournalPolicy()
-        if let commitInterval { policy.commitInterval = commitInterval }
+        policy.commitInterval = commitInterval ?? settings.commitInterval
         let issues = IssuePrinter(tool: "overland-log")
         let appender = try JournalAppender(journal: journal, policy: policy, onIssue: issues.handler)
 
-        var configuration = RecorderConfiguration()
-        configuration.deviceID = deviceID
-        configuration.minimumInterval = minimumInterval
-        configuration.minimumDistance = minimumDistance
         let fixedDate = date.flatMap(parsedDate)
         let session = LoggingSession(
             appender: appender,
             recorder: Recorder(configuration: configuration),
-            device: DeviceStatusReader(),
+            device: DeviceStatusReader(batteryPath: settings.batteryPath),
             inputFormat: input,
             datePolicy: { input in
                 if let fixedDate { return .fixed(year: fixedDate.0, month: fixedDate.1, day: fixedDate.2) }
@@ -113,6 +119,22 @@ public struct LogCommand: ParsableCommand {
         )
         session.onCommitFailure = { error in
             Terminal.error("overland-log: \(error); points are kept in memory and written again at the next commit")
+        }
+        // SIGHUP, or a change of the settings file, reloads the settings; a file that no
+        // longer loads keeps the last good settings running.
+        let watcher = FileChangeWatcher(path: journalOptions.settingsOptions.path)
+        session.onReload = {
+            do {
+                settings = try journalOptions.settings()
+                appender.policy.commitInterval = commitInterval ?? settings.commitInterval
+                return recorderConfiguration(settings)
+            } catch {
+                Terminal.error("overland-log: settings not reloaded: \(error)")
+                return nil
+            }
+        }
+        let checkSignals = { () -> StopRequest? in
+            Signals.take() ?? (watcher.hasChanged(now: monotonicSeconds()) ? .reload : nil)
         }
         session.onProgress = { input, done in
             guard let size = input.size, size > 0 else { return }
@@ -124,7 +146,7 @@ public struct LogCommand: ParsableCommand {
         while let name = inputs.popLast() {
             let input = try open(name)
             defer { if input.fileDescriptor != 0 { close(input.fileDescriptor) } }
-            let finished = session.run(input, checkSignals: Signals.take)
+            let finished = session.run(input, checkSignals: checkSignals)
             Terminal.clearProgress()
             if !finished { break }
         }
@@ -162,13 +184,11 @@ public struct LogCommand: ParsableCommand {
                         size: isFile ? Int(info.st_size) : nil)
     }
 
-    private func resolveDeviceID() throws -> String {
+    /// The flag, else the settings (`OVERLAND_DEVICE_ID`, then the file), else the host
+    /// name: some receivers drop points with a blank device id.
+    private func resolveDeviceID(_ settings: Settings) -> String {
         if let deviceID { return deviceID }
-        if let fromEnvironment = Paths.environment("OVERLAND_DEVICE_ID") {
-            do { return try DeviceID.validate(fromEnvironment) } catch {
-                throw CommandFailure("OVERLAND_DEVICE_ID: \(error)", status: .configuration)
-            }
-        }
+        if let configured = settings.deviceID { return configured }
         var name = [CChar](repeating: 0, count: 256)
         gethostname(&name, name.count - 1)
         let host = String(cString: name)

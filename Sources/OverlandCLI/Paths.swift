@@ -21,15 +21,4 @@ public enum Paths {
         let base = environment("XDG_DATA_HOME").flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.local/share"
         return base + "/overland/journal"
     }
-
-    /// `$XDG_CONFIG_HOME/overland/settings.json`, else `~/.config/overland/settings.json`.
-    public static var defaultSettings: String {
-        let base = environment("XDG_CONFIG_HOME").flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
-        return base + "/overland/settings.json"
-    }
-
-    /// The journal to use: the flag, else `OVERLAND_JOURNAL`, else the XDG default.
-    public static func journal(flag: String?) -> String {
-        flag ?? environment("OVERLAND_JOURNAL") ?? defaultJournal
-    }
 }

@@ -235,10 +235,7 @@ public final class JournalAppender {
                 try seal(name, cutAt: names[index + 1].firstSequence)
             }
         }
-        // After a failed write the newest file is not trusted: the next commit starts a
-        // new segment at the same sequence numbers, which then take precedence.
-        if distrustActive { return }
-        if let current = active, current.name == last {
+        if !distrustActive, let current = active, current.name == last {
             let identity = try Self.identity(of: journal.segmentPath(last))
             if identity.size == current.fileSize && identity.inode == current.inode { return }
         }
@@ -272,7 +269,10 @@ public final class JournalAppender {
             // is damaged too, and is set aside like any other.
             try seal(last, cutAt: nil)
             active = nil
-        } else if layout.seal != nil {
+        } else if layout.seal != nil || distrustActive {
+            // After a failed write or sync this appender trusts nothing it wrote to that
+            // file: the waiting records go to a new segment after whatever is there now
+            // (what another appender committed meanwhile included).
             active = nil
         } else {
             let validEnd = intactCount < layout.members.count ? layout.members[intactCount].offset : layout.validEnd

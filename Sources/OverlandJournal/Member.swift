@@ -106,7 +106,7 @@ enum Member {
         }
         let count = Int(header.readLittleEndian(UInt32.self, at: 32))
         let first = header.readLittleEndian(UInt64.self, at: 24)
-        guard first <= UInt64(Int64.max) - UInt64(UInt32.max) else { return .failure(.corrupt("sequence number out of range")) }
+        guard first <= SegmentName.maxFirstSequence else { return .failure(.corrupt("sequence number out of range")) }
         if kind == .records && count == 0 { return .failure(.corrupt("member with no records")) }
         return .success(MemberHeader(
             kind: kind,

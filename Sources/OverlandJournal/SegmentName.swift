@@ -7,13 +7,18 @@ public struct SegmentName: Sendable, Hashable, Comparable, CustomStringConvertib
 
     static let suffix = ".jsonl.gz"
     static let digits = 20
+    /// The largest first sequence number a name may carry: 2^53, past which a cursor (a JSON
+    /// number) cannot count. A larger name on an untrusted stick would make an appender
+    /// number records past what members and cursors hold (or overflow); it is no segment.
+    static let maxFirstSequence: UInt64 = 1 << 53
 
     /// The name for a segment whose first record has this sequence number.
     public init(firstSequence: UInt64) {
         self.firstSequence = firstSequence
     }
 
-    /// Parses a file name; nil unless it is exactly 20 digits and `.jsonl.gz`.
+    /// Parses a file name; nil unless it is exactly 20 digits and `.jsonl.gz`, at most
+    /// `maxFirstSequence`.
     public init?(fileName: String) {
         let bytes = Array(fileName.utf8)
         guard bytes.count == Self.digits + Self.suffix.utf8.count,
@@ -26,6 +31,7 @@ public struct SegmentName: Sendable, Hashable, Comparable, CustomStringConvertib
             guard !overflowTimes, !overflowSum else { return nil }
             value = sum
         }
+        guard value <= Self.maxFirstSequence else { return nil }
         firstSequence = value
     }
 

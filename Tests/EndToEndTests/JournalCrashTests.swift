@@ -203,6 +203,31 @@ import Glibc
         Torture.checkPermissions(journal)
     }
 
+    /// Segment names past what sequence numbers can reach (a hostile stick) are no
+    /// segments: ignored and reported, never an overflow trap in the appender, never a place
+    /// where it writes members that readers then refuse. Run in a child: a trap is a crash.
+    @Test(arguments: ["18446744073709551615.jsonl.gz", "09300000000000000000.jsonl.gz", "00009007199254740993.jsonl.gz"])
+    func hugeSegmentNamesAreNotSegments(name: String) throws {
+        let directory = try TemporaryDirectory()
+        let journal = directory.appending("journal")
+        #expect(try Torture.runner.run(["append", journal, "5", "--writer", "a"]).succeeded)
+        let hostile = journal + "/segments/" + name
+        try FileManager.default.copyItem(atPath: journal + "/segments/00000000000000000000.jsonl.gz", toPath: hostile)
+        let hostileBytes = try Data(contentsOf: URL(fileURLWithPath: hostile))
+
+        let appended = try Torture.runner.run(["append", journal, "5", "--writer", "b"])
+        #expect(appended.succeeded, "\(appended)")
+        #expect(Torture.committed(in: appended.stdoutLines) == ["b": 5])
+        #expect(appended.stderrText.contains(name), "the name is reported: \(appended.stderrText)")
+        let (records, issues) = try Torture.read(journal)
+        #expect(records.map(\.sequence) == Array(0..<10))
+        Torture.check(records, committed: ["a": 5, "b": 5], writers: ["a", "b"])
+        #expect(issues.map(\.kind) == [.unexpectedFile], "\(issues)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: hostile)) == hostileBytes)
+        let end = try Torture.runner.run(["end", journal])
+        #expect(end.stdoutLines == ["end 10 backlog 10"], "\(end)")
+    }
+
     static let straceAvailable: Bool = {
         let strace = ToolRunner(executable: "/usr/bin/strace")
         guard strace.isAvailable, let result = try? strace.run(["-f", "-o", "/dev/null", "/bin/true"], timeout: .seconds(20)) else {

@@ -1,0 +1,73 @@
+import OverlandSettings
+
+extension SettingsOptions {
+    /// Loads the settings file (the file alone: the environment must never be copied into
+    /// it), lets `change` edit the settings and, when anything changed, saves the file
+    /// atomically. Returns the new settings and what changed, the token redacted.
+    ///
+    /// A file that cannot be read or parsed stops everything before `change` runs, so it
+    /// is never overwritten. A value `change` refuses is a usage error (64): it was typed
+    /// on the command line.
+    func update(
+        _ change: (inout Settings) throws(SettingsError) -> Void
+    ) throws -> (settings: Settings, changes: [SettingChange]) {
+        let old = try loadFile()
+        var settings = old
+        do {
+            try change(&settings)
+        } catch {
+            throw error.usageFailure
+        }
+        let changes = settings.differences(from: old)
+        if !changes.isEmpty {
+            do {
+                try SettingsFile.save(settings, to: path)
+            } catch {
+                throw error.commandFailure
+            }
+        }
+        return (settings, changes)
+    }
+}
+
+extension SettingsError {
+    /// The failure for a key, value, preset or link typed on the command line: a usage
+    /// error (64), not a configuration one (78), since the file is fine.
+    var usageFailure: CommandFailure {
+        var message = description
+        if case .unknownKey(_, _, let suggestions, _, _) = self, !suggestions.isEmpty {
+            message += " ('overland config keys' lists every key)"
+        }
+        return CommandFailure(message, status: .usage)
+    }
+}
+
+/// Parsing what the user typed, with refusals as usage errors.
+enum CommandLineSettings {
+    /// The key called `name`, or a usage error naming close matches or every key.
+    static func key(_ name: String) throws -> SettingKey {
+        do {
+            return try SettingKey(named: name)
+        } catch {
+            throw error.usageFailure
+        }
+    }
+
+    /// The preset called `name`, or a usage error naming the presets.
+    static func preset(_ name: String) throws -> Preset {
+        do {
+            return try Preset(named: name)
+        } catch {
+            throw error.usageFailure
+        }
+    }
+
+    /// The setup link `text`, or a usage error saying what is wrong with it.
+    static func setupLink(_ text: String) throws -> SetupLink {
+        do {
+            return try SetupLink(parsing: text)
+        } catch {
+            throw error.usageFailure
+        }
+    }
+}
