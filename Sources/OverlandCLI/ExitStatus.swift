@@ -1,5 +1,6 @@
 import ArgumentParser
 import OverlandJournal
+import OverlandSettings
 
 /// Exit statuses, per sysexits(3).
 public enum ExitStatus: Int32, Sendable {
@@ -51,5 +52,9 @@ public func reportingFailures(_ tool: String, _ body: () throws -> Void) throws 
     } catch let error as JournalError {
         Terminal.error("\(tool): \(error)")
         throw ExitCode(error.exitStatus.rawValue)
+    } catch let error as SettingsError {
+        let failure = error.commandFailure
+        Terminal.error("\(tool): \(failure.message)")
+        throw ExitCode(failure.status.rawValue)
     }
 }

@@ -89,9 +89,12 @@ public struct LogCommand: ParsableCommand {
         }
     }
 
-    /// The recorder's configuration from the settings, with this command's flags on top.
-    private func recorderConfiguration(_ settings: Settings) -> RecorderConfiguration {
-        var configuration = settings.recorderConfiguration(deviceID: resolveDeviceID(settings), duringTrip: false)
+    /// The recorder's configuration from the settings (the trip profile while a trip
+    /// runs), with this command's flags on top.
+    private func recorderConfiguration(_ settings: Settings, trip: Trip?) -> RecorderConfiguration {
+        var configuration = settings.recorderConfiguration(deviceID: DeviceIdentity.resolve(flag: deviceID, settings: settings),
+                                                           duringTrip: trip != nil)
+        configuration.tripID = trip?.id
         if let minimumInterval { configuration.minimumInterval = minimumInterval }
         if let minimumDistance { configuration.minimumDistance = minimumDistance }
         return configuration
@@ -99,8 +102,9 @@ public struct LogCommand: ParsableCommand {
 
     private func execute() throws -> String {
         var settings = try journalOptions.settings()
-        let configuration = recorderConfiguration(settings)
-        let journal = try Journal(path: journalOptions.path(with: settings), create: true, deviceID: configuration.deviceID)
+        let journal = try Journal(path: journalOptions.path(with: settings), create: true,
+                                  deviceID: DeviceIdentity.resolve(flag: deviceID, settings: settings))
+        let configuration = recorderConfiguration(settings, trip: try Trip.active(in: journal))
         var policy = JournalPolicy()
         policy.commitInterval = commitInterval ?? settings.commitInterval
         let issues = IssuePrinter(tool: "overland-log")
@@ -120,21 +124,26 @@ public struct LogCommand: ParsableCommand {
         session.onCommitFailure = { error in
             Terminal.error("overland-log: \(error); points are kept in memory and written again at the next commit")
         }
-        // SIGHUP, or a change of the settings file, reloads the settings; a file that no
-        // longer loads keeps the last good settings running.
-        let watcher = FileChangeWatcher(path: journalOptions.settingsOptions.path)
+        // SIGHUP, or a change of the settings file or of the trip, reloads both; a settings
+        // file that no longer loads keeps the last good settings running.
+        let settingsWatcher = FileChangeWatcher(path: journalOptions.settingsOptions.path)
+        let tripWatcher = FileChangeWatcher(path: journal.statePath(of: Trip.stateName))
         session.onReload = {
             do {
                 settings = try journalOptions.settings()
                 appender.policy.commitInterval = commitInterval ?? settings.commitInterval
-                return recorderConfiguration(settings)
+                return recorderConfiguration(settings, trip: try Trip.active(in: journal))
             } catch {
                 Terminal.error("overland-log: settings not reloaded: \(error)")
                 return nil
             }
         }
         let checkSignals = { () -> StopRequest? in
-            Signals.take() ?? (watcher.hasChanged(now: monotonicSeconds()) ? .reload : nil)
+            let now = monotonicSeconds()
+            if let request = Signals.take() { return request }
+            // Both watchers look, whichever changed.
+            let changed = [settingsWatcher.hasChanged(now: now), tripWatcher.hasChanged(now: now)]
+            return changed.contains(true) ? .reload : nil
         }
         session.onProgress = { input, done in
             guard let size = input.size, size > 0 else { return }
@@ -182,17 +191,6 @@ public struct LogCommand: ParsableCommand {
         }
         return LogInput(name: name == "-" ? "standard input" : name, fileDescriptor: fd, isLive: !isFile,
                         size: isFile ? Int(info.st_size) : nil)
-    }
-
-    /// The flag, else the settings (`OVERLAND_DEVICE_ID`, then the file), else the host
-    /// name: some receivers drop points with a blank device id.
-    private func resolveDeviceID(_ settings: Settings) -> String {
-        if let deviceID { return deviceID }
-        if let configured = settings.deviceID { return configured }
-        var name = [CChar](repeating: 0, count: 256)
-        gethostname(&name, name.count - 1)
-        let host = String(cString: name)
-        return (try? DeviceID.validate(String(host.prefix(DeviceID.maximumLength)))) ?? "overland"
     }
 
     private func parsedDate(_ text: String) -> (Int, Int, Int)? {

@@ -1,0 +1,19 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import OverlandProtocol
+import OverlandSettings
+
+/// The device id stamped on points and records.
+enum DeviceIdentity {
+    /// The flag, else the settings (`OVERLAND_DEVICE_ID`, then the file), else the host
+    /// name (some receivers drop points with a blank device id), else "overland".
+    static func resolve(flag: String?, settings: Settings) -> String {
+        if let flag { return flag }
+        if let configured = settings.deviceID { return configured }
+        var name = [CChar](repeating: 0, count: 256)
+        gethostname(&name, name.count - 1)
+        let host = String(cString: name)
+        return (try? DeviceID.validate(String(host.unicodeScalars.prefix(DeviceID.maximumLength)))) ?? "overland"
+    }
+}

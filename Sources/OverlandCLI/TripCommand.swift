@@ -1,0 +1,166 @@
+import ArgumentParser
+import OverlandJSON
+import OverlandJournal
+import OverlandProtocol
+import OverlandRecorder
+import OverlandSettings
+
+/// `overland trip`: start, stop and show trips.
+public struct TripCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "trip",
+        abstract: "Start, stop or show a trip.",
+        discussion: """
+            While a trip runs, overland-log stamps each point with trip_id (the trip's start \
+            time) and applies the trip settings (trip.* in 'overland config list'), and \
+            overland-sync sends the trip object with every request. Stopping writes a trip \
+            record (mode, start, end, duration, distance, start and end locations) into the \
+            journal, safely while overland-log keeps appending. The trip survives reboots: \
+            it lives in the journal's state/trip.json.
+
+            Examples:
+              overland trip start --mode bicycle
+              overland trip
+              overland trip stop
+            """,
+        subcommands: [Show.self, Start.self, Stop.self],
+        defaultSubcommand: Show.self
+    )
+
+    public init() {}
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show the active trip: mode, duration, distance, points.")
+
+        @OptionGroup var journalOptions: JournalOptions
+        @Flag(help: "Print one JSON object (null when no trip runs).") var json = false
+
+        func run() throws {
+            try reportingFailures("overland trip") {
+                let journal = try journalOptions.open()
+                guard let trip = try Trip.active(in: journal) else {
+                    if json { Terminal.line("null") } else { Terminal.line("no trip") }
+                    return
+                }
+                let summary = try TripSummary.compute(for: trip, in: journal)
+                let now = Journal.currentTime()
+                if json {
+                    var writer = JSONWriter()
+                    writer.appendRaw(#"{"mode":"#)
+                    writer.appendString(trip.mode)
+                    writer.appendRaw(#","start":"#)
+                    writer.appendString(trip.id)
+                    writer.appendRaw(#","duration":"#)
+                    writer.appendInteger(max(now - trip.start, 0))
+                    writer.appendRaw(#","distance":"#)
+                    writer.appendInteger(Int64(summary.distance.rounded()))
+                    writer.appendRaw(#","points":"#)
+                    writer.appendInteger(summary.points)
+                    writer.appendRaw("}\n")
+                    Terminal.output(String(decoding: writer.bytes, as: UTF8.self))
+                } else {
+                    Terminal.line("\(trip.mode) trip since \(trip.id) (\(Format.duration(now - trip.start))): "
+                                  + "\(Format.distance(summary.distance)), \(summary.points) points")
+                }
+            }
+        }
+    }
+
+    struct Start: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Start a trip.")
+
+        @OptionGroup var journalOptions: JournalOptions
+        @Option(help: ArgumentHelp("The trip mode: \(Trip.modes.joined(separator: ", ")) (default: the last one used).", valueName: "mode"))
+        var mode: String?
+
+        func validate() throws {
+            if let mode, !Trip.modes.contains(mode) {
+                throw ValidationError("unknown trip mode '\(mode)' (allowed: \(Trip.modes.joined(separator: ", ")))")
+            }
+        }
+
+        func run() throws {
+            try reportingFailures("overland trip start") {
+                var settings = try journalOptions.settings()
+                let journal = try Journal(path: journalOptions.path(with: settings), create: true,
+                                          deviceID: DeviceIdentity.resolve(flag: nil, settings: settings))
+                if let running = try Trip.active(in: journal) {
+                    throw CommandFailure("a \(running.mode) trip is already running since \(running.id); stop it first", status: .usage)
+                }
+                let mode = mode ?? settings.tripMode.rawValue
+                let trip = Trip(mode: mode, start: Journal.currentTime(), startSequence: try journal.endSequence())
+                try trip.save(in: journal)
+                // The mode becomes the default for the next trip, as in the app.
+                if let chosen = TripMode(rawValue: mode), chosen != settings.tripMode {
+                    settings = try journalOptions.settingsOptions.loadFile()
+                    settings.tripMode = chosen
+                    try SettingsFile.save(settings, to: journalOptions.settingsOptions.path)
+                }
+                Terminal.line("\(mode) trip started at \(trip.id)")
+            }
+        }
+    }
+
+    struct Stop: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Stop the active trip and write its record into the journal.")
+
+        @OptionGroup var journalOptions: JournalOptions
+
+        func run() throws {
+            try reportingFailures("overland trip stop") {
+                let settings = try journalOptions.settings()
+                let journal = try journalOptions.open()
+                guard let trip = try Trip.active(in: journal) else {
+                    throw CommandFailure("no trip is running", status: .usage)
+                }
+                let record = try TripStopper.record(for: trip, in: journal, settings: settings, stoppedAutomatically: false)
+                let printer = IssuePrinter(tool: "overland trip stop")
+                let appender = try JournalAppender(journal: journal, onIssue: printer.handler)
+                try appender.append(record.line)
+                try appender.commit()
+                try Trip.clear(in: journal)
+                Terminal.line("\(trip.mode) trip stopped: \(Format.duration(record.summary.duration)), "
+                              + "\(Format.distance(record.summary.distance)), \(record.summary.points) points")
+            }
+        }
+    }
+}
+
+/// Builds the record that ends a trip.
+enum TripStopper {
+    struct Result {
+        var line: [UInt8]
+        var summary: (duration: Int64, distance: Double, points: Int)
+    }
+
+    static func record(for trip: Trip, in journal: Journal, settings: Settings, stoppedAutomatically: Bool) throws -> Result {
+        let summary = try TripSummary.compute(for: trip, in: journal)
+        let end = max(Journal.currentTime(), trip.start)
+        var last = summary.latest
+        if last == nil, let record = try journal.lastRecord() { last = try? LocationFeature(jsonLine: record.line) }
+        let device = DeviceStatusReader(batteryPath: settings.batteryPath).snapshot(now: 0)
+        let record = TripRecord(
+            mode: trip.mode, start: trip.start, end: end,
+            startLocation: summary.startLocation, endLocation: summary.latestLocation,
+            distance: summary.distance, stoppedAutomatically: stoppedAutomatically,
+            longitude: last?.longitude, latitude: last?.latitude,
+            batteryState: device.batteryState, batteryLevel: device.batteryLevel, wifi: device.wifi,
+            deviceID: DeviceIdentity.resolve(flag: nil, settings: settings)
+        )
+        return Result(line: record.jsonLine(), summary: (end - trip.start, summary.distance, summary.points))
+    }
+}
+
+/// Human formats for durations and distances.
+enum Format {
+    static func duration(_ seconds: Int64) -> String {
+        let seconds = max(seconds, 0)
+        if seconds < 60 { return "\(seconds) s" }
+        if seconds < 3600 { return "\(seconds / 60) min \(seconds % 60) s" }
+        return "\(seconds / 3600) h \(seconds / 60 % 60) min"
+    }
+
+    static func distance(_ metres: Double) -> String {
+        metres < 1000 ? "\(Int(metres.rounded())) m" : "\(Double(Int((metres / 100).rounded())) / 10) km"
+    }
+}

@@ -1,0 +1,58 @@
+/// Small state files of the tools, in `state/` (journal-format.md section 1): each is
+/// replaced whole and durably, private, never followed through a symlink.
+extension Journal {
+    /// The largest state file read back.
+    public static let maxStateFileBytes = 64 << 10
+
+    private func statePath(_ name: String) throws(JournalError) -> String {
+        let allowed = name.utf8.allSatisfy { byte in
+            (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+        }
+        precondition(allowed && !name.isEmpty && !name.hasPrefix("."), "state file names are lower-case words")
+        return statePath + "/" + name
+    }
+
+    /// A state file's bytes, or nil when it does not exist.
+    public func readState(_ name: String) throws(JournalError) -> [UInt8]? {
+        let path = try statePath(name)
+        switch FileSystem.kind(path) {
+        case .missing: return nil
+        case .file: return try FileSystem.readFile(path, limit: Self.maxStateFileBytes)
+        case .symlink: throw .untrusted(path: path, reason: "is a symbolic link")
+        default: throw .untrusted(path: path, reason: "not a regular file")
+        }
+    }
+
+    /// Replaces a state file whole: after a crash it holds the old bytes or the new.
+    public func writeState(_ name: String, _ bytes: [UInt8]) throws(JournalError) {
+        try FileSystem.makeDirectory(statePath)
+        try FileSystem.replaceAtomically(try statePath(name), with: bytes)
+    }
+
+    /// Removes a state file, durably; a missing one is fine.
+    public func removeState(_ name: String) throws(JournalError) {
+        try FileSystem.remove(try statePath(name))
+        if FileSystem.kind(statePath) == .directory { try FileSystem.syncDirectory(statePath) }
+    }
+
+    /// The path of a state file, for watching it change.
+    public func statePath(of name: String) -> String { statePath + "/" + name }
+
+    /// Takes an exclusive lock named `name` without waiting (for one sync run at a time);
+    /// nil when another process holds it. The lock lasts as long as the returned value.
+    public func tryLock(_ name: String) throws(JournalError) -> JournalLock? {
+        try FileSystem.makeDirectory(statePath)
+        let lock = try FileLock(path: try statePath(name), create: true)
+        return try lock.tryLock(.exclusive) ? JournalLock(lock) : nil
+    }
+}
+
+/// A held lock; released when this value goes away.
+public final class JournalLock: @unchecked Sendable {
+    private let lock: FileLock
+
+    init(_ lock: FileLock) { self.lock = lock }
+
+    deinit { lock.unlock() }
+}
