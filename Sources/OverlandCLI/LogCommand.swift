@@ -36,6 +36,23 @@ public struct LogCommand: ParsableCommand {
             and 0), the SSID of the connected Wi-Fi network (from `iw`, else `iwgetid`; else \
             ""), and motion inferred from speed (below 0.5 m/s stationary, 2.2 walking, 4.2 \
             running, 8.3 cycling, above that driving).
+
+            Settings ('overland config'; trip.* ones while a trip runs):
+              tracking_enabled false     log nothing (also tracking_mode off)
+              tracking_mode significant  only points 500 m apart (both: all)
+              min_time, min_distance     at least that long, that far apart
+              desired_accuracy           drop fixes less accurate than that
+                                         (nav and best keep every fix)
+              pause_automatically        no points after 5 min within 25 m;
+                                         resume beyond resume_with_geofence
+                                         (off: 50 m); a running trip ends
+              visit_tracking             3 min within 50 m is a visit record
+              wifi_zone                  on that Wi-Fi, report its position
+              include_tracking_stats     stats on points; action records
+              include_unique_id          unique_id from /etc/machine-id,
+                                         hashed (never the raw id)
+              integer_speed              whole-number speed and accuracies
+              commit_interval, device_id, battery_path, journal
             """
     )
 
@@ -136,6 +153,19 @@ public struct LogCommand: ParsableCommand {
             } catch {
                 Terminal.error("overland-log: settings not reloaded: \(error)")
                 return nil
+            }
+        }
+        // A trip ends by itself when auto-pause begins, as in the app.
+        session.onPause = { _ in
+            do {
+                guard let trip = try Trip.active(in: journal) else { return }
+                let record = try TripStopper.record(for: trip, in: journal, settings: settings, stoppedAutomatically: true)
+                try appender.append(record.line)
+                try appender.commit()
+                try Trip.clear(in: journal)
+                if let configuration = session.onReload() { session.recorder.configuration = configuration }
+            } catch {
+                Terminal.error("overland-log: the trip could not be stopped automatically: \(error)")
             }
         }
         let checkSignals = { () -> StopRequest? in

@@ -79,6 +79,21 @@ extension Settings {
         configuration.deviceID = deviceID
         configuration.uniqueID = includeUniqueID ? UniqueID.ofThisMachine() : nil
         configuration.encoding = integerSpeed ? .wayfinder : .standard
+        configuration.pauseAutomatically = main.pauseAutomatically
+        configuration.resumeRadius = main.resumeWithGeofence.metres
+        configuration.visitTracking = main.visitTracking
+        if includeTrackingStats {
+            configuration.trackingStats = TrackingStats(
+                pauses: main.pauseAutomatically,
+                activity: profile.activityType.trackingStatsName,
+                desiredAccuracy: Int(profile.desiredAccuracy.metres),
+                deferred: Int(profile.minDistance.metres ?? 0),
+                significantChange: main.trackingMode.significantChangeName ?? "disabled",
+                locationsInPayload: 1)
+        }
+        if let zone = wifiZone {
+            configuration.wifiZone = .init(ssid: zone.ssid, latitude: zone.latitude, longitude: zone.longitude)
+        }
         return configuration
     }
 }

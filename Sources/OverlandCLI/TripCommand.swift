@@ -144,8 +144,8 @@ enum TripStopper {
             startLocation: summary.startLocation, endLocation: summary.latestLocation,
             distance: summary.distance, stoppedAutomatically: stoppedAutomatically,
             longitude: last?.longitude, latitude: last?.latitude,
-            batteryState: device.batteryState, batteryLevel: device.batteryLevel, wifi: device.wifi,
-            deviceID: DeviceIdentity.resolve(flag: nil, settings: settings)
+            device: DeviceMetadata(deviceID: DeviceIdentity.resolve(flag: nil, settings: settings),
+                                   batteryState: device.batteryState, batteryLevel: device.batteryLevel, wifi: device.wifi)
         )
         return Result(line: record.jsonLine(), summary: (end - trip.start, summary.distance, summary.points))
     }

@@ -17,14 +17,11 @@ public struct TripRecord: Sendable, Equatable {
     /// The geometry: the last known position (nil: none known, written as null).
     public var longitude: Double?
     public var latitude: Double?
-    public var batteryState: BatteryState
-    public var batteryLevel: Double
-    public var wifi: String
-    public var deviceID: String
+    public var device: DeviceMetadata
 
     public init(mode: String, start: Int64, end: Int64, startLocation: [UInt8]?, endLocation: [UInt8]?,
                 distance: Double, stoppedAutomatically: Bool, longitude: Double?, latitude: Double?,
-                batteryState: BatteryState, batteryLevel: Double, wifi: String, deviceID: String) {
+                device: DeviceMetadata) {
         self.mode = mode
         self.start = start
         self.end = end
@@ -34,10 +31,7 @@ public struct TripRecord: Sendable, Equatable {
         self.stoppedAutomatically = stoppedAutomatically
         self.longitude = longitude
         self.latitude = latitude
-        self.batteryState = batteryState
-        self.batteryLevel = batteryLevel
-        self.wifi = wifi
-        self.deviceID = deviceID
+        self.device = device
     }
 
     /// The record as one line of compact JSON, without the newline. Keys in the order of
@@ -73,14 +67,8 @@ public struct TripRecord: Sendable, Equatable {
         writer.appendBool(stoppedAutomatically)
         writer.appendRaw(#","steps":0,"timestamp":""#)
         ISO8601UTC.append(end, to: &writer.bytes)
-        writer.appendRaw(#"","device_id":"#)
-        writer.appendString(deviceID)
-        writer.appendRaw(#","battery_state":"#)
-        writer.appendString(batteryState.rawValue)
-        writer.appendRaw(#","battery_level":"#)
-        writer.appendDecimal(!(batteryLevel > 0) ? 0 : min(batteryLevel, 1), maxFractionDigits: 2)
-        writer.appendRaw(#","wifi":"#)
-        writer.appendString(wifi)
+        writer.appendRaw(#"""#)
+        device.encode(into: &writer)
         writer.appendRaw("}}")
         return writer.bytes
     }

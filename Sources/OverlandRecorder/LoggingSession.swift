@@ -47,6 +47,8 @@ public final class LoggingSession {
     public var onCommitFailure: (JournalError) -> Void = { _ in }
     /// Called after each chunk of input with (input, bytes read so far).
     public var onProgress: (LogInput, Int) -> Void = { _, _ in }
+    /// Called when auto-pause begins (the time of the fix), e.g. to end the active trip.
+    public var onPause: (Int64) -> Void = { _ in }
     /// Called to reload the settings; returns the new recorder configuration.
     public var onReload: () -> RecorderConfiguration? = { nil }
 
@@ -111,18 +113,47 @@ public final class LoggingSession {
         let snapshot = device.snapshot(now: monotonicSeconds())
         var line: [UInt8] = []
         for fix in fixes {
-            guard let point = recorder.point(for: fix, device: snapshot) else { continue }
-            line.removeAll(keepingCapacity: true)
-            point.encodeJSONLine(into: &line, options: recorder.configuration.encoding)
-            do {
-                try appender.append(line)
-                recordsAppended += 1
-            } catch {
-                // The encoder only writes valid JSON; a refusal would be a bug, not input.
-                assertionFailure("encoder produced an invalid record: \(error)")
+            for event in recorder.process(fix, device: snapshot, payloadSize: fixes.count) {
+                switch event {
+                case .point(let point):
+                    line.removeAll(keepingCapacity: true)
+                    point.encodeJSONLine(into: &line, options: recorder.configuration.encoding)
+                    append(line)
+                case .paused(let time, _, _):
+                    appendAction("paused_location_updates", at: time, device: snapshot)
+                    onPause(time)
+                case .resumed(let time, let exitedRegion):
+                    if exitedRegion { appendAction("exited_pause_region", at: time, device: snapshot) }
+                    appendAction("resumed_location_updates", at: time, device: snapshot)
+                case .visit(let latitude, let longitude, let arrival, let departure):
+                    let visit = VisitRecord(latitude: latitude, longitude: longitude, arrival: arrival, departure: departure,
+                                            horizontalAccuracy: 50, device: metadata(snapshot))
+                    append(visit.jsonLine())
+                }
             }
         }
         fixes.removeAll(keepingCapacity: true)
+    }
+
+    private func metadata(_ snapshot: DeviceSnapshot) -> DeviceMetadata {
+        DeviceMetadata(deviceID: recorder.configuration.deviceID, batteryState: snapshot.batteryState,
+                       batteryLevel: snapshot.batteryLevel, wifi: snapshot.wifi)
+    }
+
+    /// Action records have no geometry, which some receivers refuse: only with tracking stats.
+    private func appendAction(_ action: String, at time: Int64, device snapshot: DeviceSnapshot) {
+        guard recorder.configuration.trackingStats != nil else { return }
+        append(ActionRecord(action: action, timestamp: time, device: metadata(snapshot)).jsonLine())
+    }
+
+    private func append(_ line: [UInt8]) {
+        do {
+            try appender.append(line)
+            recordsAppended += 1
+        } catch {
+            // The encoders only write valid JSON; a refusal would be a bug, not input.
+            assertionFailure("encoder produced an invalid record: \(error)")
+        }
     }
 
     private func commitIfDue() {

@@ -4,9 +4,23 @@ import OverlandProtocol
 /// Turns fixes into Overland location points: applies the tracking mode and the filters,
 /// then builds the Feature with the device's metadata. A value: the caller owns I/O.
 public struct Recorder: Sendable {
-    public var configuration: RecorderConfiguration
+    public var configuration: RecorderConfiguration {
+        didSet { configure() }
+    }
     public private(set) var statistics = Statistics()
     private var lastPoint: Fix?
+    private var pause = PauseDetector()
+    private var visits = VisitDetector()
+
+    /// What a fix led to, besides (or instead of) a point.
+    public enum Event: Sendable, Equatable {
+        case point(LocationFeature)
+        /// Auto-pause began: points stop until the device moves away.
+        case paused(at: Int64, latitude: Double, longitude: Double)
+        /// Updates resumed; `exitedRegion` when a geofence radius was set.
+        case resumed(at: Int64, exitedRegion: Bool)
+        case visit(latitude: Double, longitude: Double, arrival: Int64, departure: Int64?)
+    }
 
     /// What the filters did.
     public struct Statistics: Sendable, Equatable {
@@ -18,10 +32,50 @@ public struct Recorder: Sendable {
         public var droppedAccuracy = 0
         public var droppedOutOfOrder = 0
         public var droppedNotSignificant = 0
+        public var droppedPaused = 0
     }
 
     public init(configuration: RecorderConfiguration) {
         self.configuration = configuration
+        configure()
+    }
+
+    private mutating func configure() {
+        pause.resumeRadius = configuration.resumeRadius ?? 50
+    }
+
+    /// Everything a fix leads to: pause and resume, visits, and its point if the filters
+    /// keep it. `payloadSize` is how many fixes arrived in the same read (a tracking stat).
+    public mutating func process(_ fix: Fix, device: DeviceSnapshot, payloadSize: Int = 1) -> [Event] {
+        var events: [Event] = []
+        let usable = configuration.trackingMode != .off
+            && !(configuration.accuracyGate.map { gate in (fix.horizontalAccuracy ?? 0) > gate } ?? false)
+        if usable && configuration.visitTracking,
+           let visit = visits.observe(time: fix.time, latitude: fix.latitude, longitude: fix.longitude, speed: fix.speed) {
+            events.append(.visit(latitude: visit.latitude, longitude: visit.longitude, arrival: visit.arrival, departure: visit.departure))
+        }
+        if usable && configuration.pauseAutomatically {
+            switch pause.observe(time: fix.time, latitude: fix.latitude, longitude: fix.longitude) {
+            case .paused(let time):
+                statistics.fixes += 1
+                statistics.droppedPaused += 1
+                events.append(.paused(at: time, latitude: fix.latitude, longitude: fix.longitude))
+                return events
+            case .resumed(let time):
+                events.append(.resumed(at: time, exitedRegion: configuration.resumeRadius != nil))
+            case nil where pause.isPaused:
+                statistics.fixes += 1
+                statistics.droppedPaused += 1
+                return events
+            case nil:
+                break
+            }
+        }
+        if var point = point(for: fix, device: device) {
+            point.trackingStats?.locationsInPayload = payloadSize
+            events.append(.point(point))
+        }
+        return events
     }
 
     /// Forgets the last point, as at the start of an unrelated stream (a new input file).
@@ -79,9 +133,11 @@ public struct Recorder: Sendable {
             return Int(value.rounded())
         }
         let course = fix.course.flatMap { $0.isFinite && $0 >= 0 ? Int($0.rounded()) % 360 : nil } ?? -1
+        // Connected to the Wi-Fi zone's network: report its fixed position.
+        let zone = configuration.wifiZone.flatMap { $0.ssid == device.wifi ? $0 : nil }
         return LocationFeature(
-            longitude: fix.longitude,
-            latitude: fix.latitude,
+            longitude: zone?.longitude ?? fix.longitude,
+            latitude: zone?.latitude ?? fix.latitude,
             timestamp: fix.time,
             altitude: fix.altitude.flatMap { $0.isFinite ? Int($0.rounded()) : nil } ?? 0,
             speed: fix.speed.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil } ?? -1,
@@ -96,7 +152,8 @@ public struct Recorder: Sendable {
             wifi: device.wifi,
             deviceID: configuration.deviceID,
             uniqueID: configuration.uniqueID,
-            tripID: configuration.tripID
+            tripID: configuration.tripID,
+            trackingStats: configuration.trackingStats
         )
     }
 }

@@ -32,6 +32,30 @@ public struct RecorderConfiguration: Sendable, Equatable {
     public var tripID: String?
     /// Round speed and accuracies to integers (for receivers like Wayfinder).
     public var encoding = FeatureEncodingOptions.standard
+    /// Stop points after 5 minutes in one place; resume on leaving it.
+    public var pauseAutomatically = false
+    /// Radius whose exit resumes paused updates (nil: 50 m).
+    public var resumeRadius: Double?
+    /// Write visit records (stays of 3 minutes within 50 m).
+    public var visitTracking = false
+    /// The tracking stats added to each point, when "include tracking stats" is on; also
+    /// turns on action records (paused, resumed).
+    public var trackingStats: TrackingStats?
+    /// While connected to this network, points report its fixed position.
+    public var wifiZone: WifiZonePoint?
+
+    /// A Wi-Fi network pinned to a place.
+    public struct WifiZonePoint: Sendable, Equatable {
+        public var ssid: String
+        public var latitude: Double
+        public var longitude: Double
+
+        public init(ssid: String, latitude: Double, longitude: Double) {
+            self.ssid = ssid
+            self.latitude = latitude
+            self.longitude = longitude
+        }
+    }
 
     public init() {}
 }
