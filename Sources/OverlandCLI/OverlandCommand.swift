@@ -6,7 +6,7 @@ public struct OverlandCommand: ParsableCommand {
         commandName: "overland",
         abstract: "Control an overland GPS logger.",
         version: OverlandVersion.current,
-        subcommands: [JournalCommand.self]
+        subcommands: [JournalCommand.self, ConfigCommand.self, SetupCommand.self, TripCommand.self]
     )
 
     public init() {}
