@@ -6,7 +6,7 @@ public struct OverlandCommand: ParsableCommand {
         commandName: "overland",
         abstract: "Control an overland GPS logger.",
         version: OverlandVersion.current,
-        subcommands: [JournalCommand.self, ConfigCommand.self, SetupCommand.self, TripCommand.self]
+        subcommands: [StatusCommand.self, TripCommand.self, ConfigCommand.self, SetupCommand.self, JournalCommand.self]
     )
 
     public init() {}

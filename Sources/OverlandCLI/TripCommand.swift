@@ -137,7 +137,12 @@ enum TripStopper {
         let summary = try TripSummary.compute(for: trip, in: journal)
         let end = max(Journal.currentTime(), trip.start)
         var last = summary.latest
-        if last == nil, let record = try journal.lastRecord() { last = try? LocationFeature(jsonLine: record.line) }
+        if last == nil {
+            _ = try journal.lastRecord { line in
+                last = try? LocationFeature(jsonLine: line)
+                return last != nil
+            }
+        }
         let device = DeviceStatusReader(batteryPath: settings.batteryPath).snapshot(now: 0)
         let record = TripRecord(
             mode: trip.mode, start: trip.start, end: end,
@@ -157,7 +162,8 @@ enum Format {
         let seconds = max(seconds, 0)
         if seconds < 60 { return "\(seconds) s" }
         if seconds < 3600 { return "\(seconds / 60) min \(seconds % 60) s" }
-        return "\(seconds / 3600) h \(seconds / 60 % 60) min"
+        if seconds < 2 * 86_400 { return "\(seconds / 3600) h \(seconds / 60 % 60) min" }
+        return "\(seconds / 86_400) d \(seconds / 3600 % 24) h"
     }
 
     static func distance(_ metres: Double) -> String {

@@ -152,6 +152,12 @@ enum FileSystem {
         }
     }
 
+    static func fileSize(_ path: String) -> Int? {
+        var info = stat()
+        if lstat(path, &info) != 0 { return nil }
+        return Int(info.st_size)
+    }
+
     static func modificationTime(_ path: String) -> Int64? {
         var info = stat()
         if lstat(path, &info) != 0 { return nil }

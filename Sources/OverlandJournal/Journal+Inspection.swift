@@ -98,3 +98,26 @@ extension Journal {
         return result
     }
 }
+
+extension Journal {
+    /// Bytes on disk and the span of sequence numbers the segments cover, from file sizes
+    /// alone: what `overland status` shows, at the same cost whatever the backlog.
+    public struct Footprint: Sendable, Equatable {
+        public var segments = 0
+        public var bytes = 0
+        /// Sequence number of the oldest record kept.
+        public var firstSequence: UInt64 = 0
+    }
+
+    /// Sizes of the segment files, by stat.
+    public func footprint() throws(JournalError) -> Footprint {
+        var result = Footprint()
+        let names = try segments()
+        result.segments = names.count
+        result.firstSequence = names.first?.firstSequence ?? 0
+        for name in names {
+            if let size = FileSystem.fileSize(segmentPath(name)) { result.bytes += size }
+        }
+        return result
+    }
+}

@@ -150,7 +150,13 @@ public final class Journal: @unchecked Sendable {
 
     /// The newest record in the journal, if any.
     public func lastRecord(onIssue: JournalIssueHandler? = nil) throws(JournalError) -> JournalRecord? {
-        for name in try segments().reversed() {
+        try lastRecord(where: { _ in true })
+    }
+
+    /// The newest record that `matches` accepts, looking through the newest
+    /// `segmentLimit` segments at most (the cost stays bounded whatever the journal's size).
+    public func lastRecord(segmentLimit: Int = 2, where matches: (ArraySlice<UInt8>) -> Bool) throws(JournalError) -> JournalRecord? {
+        for name in try segments().reversed().prefix(segmentLimit) {
             let bytes = try loadCommitted(name)
             let layout = bytes.withUnsafeBytes { SegmentLayout(walking: $0, name: name, journalID: id) }
             for member in layout.members.reversed() {
@@ -158,8 +164,14 @@ public final class Journal: @unchecked Sendable {
                     Member.decodePayload(UnsafeRawBufferPointer(rebasing: $0[member.offset..<(member.offset + member.header.memberSize)]), header: member.header)
                 }
                 guard case .success(let payload) = decoded else { continue }
-                let lastStart = payload.dropLast().lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
-                return JournalRecord(sequence: member.header.endSequence - 1, line: payload[lastStart..<(payload.count - 1)])
+                var end = payload.count - 1
+                var sequence = member.header.endSequence
+                while end > 0 {
+                    let start = payload[..<end].lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
+                    sequence -= 1
+                    if matches(payload[start..<end]) { return JournalRecord(sequence: sequence, line: payload[start..<end]) }
+                    end = start - 1
+                }
             }
         }
         return nil

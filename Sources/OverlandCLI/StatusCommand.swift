@@ -1,0 +1,164 @@
+import ArgumentParser
+import OverlandJSON
+import OverlandJournal
+import OverlandProtocol
+import OverlandRecorder
+import OverlandSettings
+import OverlandSync
+
+/// `overland status`: the tracker screen.
+public struct StatusCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show the last point, the queue, the last upload and the active trip.",
+        discussion: """
+            The tracker screen of the app, for a terminal: age, position, accuracy and \
+            altitude of the last point; its speed and motion; points queued; when a batch \
+            was last sent; the server's last error or its name for the place; the send \
+            interval; the active trip; the journal's size. The token is never shown in \
+            full. It answers at once however large the backlog: nothing is read in \
+            proportion to it.
+
+            Examples:
+              overland status
+              overland status --json | jq .queued
+            """
+    )
+
+    @OptionGroup var journalOptions: JournalOptions
+    @Flag(help: "Print one JSON object for scripts.") var json = false
+
+    public init() {}
+
+    public func run() throws {
+        try reportingFailures("overland status") {
+            let settings = try journalOptions.settings()
+            let journal = try Journal(path: journalOptions.path(with: settings))
+            let status = try Status.read(journal: journal, settings: settings, now: Journal.currentTime())
+            Terminal.output(json ? status.json() : status.text())
+        }
+    }
+}
+
+/// What `overland status` reports, gathered once.
+struct Status {
+    var journalPath: String
+    var last: LocationFeature?
+    var queued: UInt64
+    var footprint: Journal.Footprint
+    var endSequence: UInt64
+    var sync: SyncState
+    var sendInterval: String
+    var endpoint: String?
+    var token: String?
+    var trip: (trip: Trip, summary: TripSummary)?
+    var now: Int64
+
+    static func read(journal: Journal, settings: Settings, now: Int64) throws -> Status {
+        // The newest location point: trip, visit and action records are not positions.
+        var last: LocationFeature?
+        _ = try journal.lastRecord { line in
+            last = try? LocationFeature(jsonLine: line)
+            return last != nil
+        }
+        let trip = try Trip.active(in: journal).map { ($0, try TripSummary.compute(for: $0, in: journal)) }
+        return Status(journalPath: journal.path, last: last, queued: try journal.backlog(), footprint: try journal.footprint(),
+                      endSequence: try journal.endSequence(), sync: (try? SyncState.load(journal: journal)) ?? SyncState(),
+                      sendInterval: settings.sendInterval.rawValue, endpoint: settings.endpoint, token: settings.token,
+                      trip: trip, now: now)
+    }
+
+    var bytesPerPoint: Double? {
+        let points = endSequence > footprint.firstSequence ? endSequence - footprint.firstSequence : 0
+        return points > 0 ? Double(footprint.bytes) / Double(points) : nil
+    }
+
+    func ago(_ time: Int64) -> String { Format.duration(now - time) + " ago" }
+
+    func text() -> String {
+        var lines: [(String, String)] = []
+        if let last {
+            lines.append(("last point", "\(ago(last.timestamp)) (\(ISO8601UTC.string(from: last.timestamp)))"))
+            var position = "\(last.latitude), \(last.longitude)"
+            if last.horizontalAccuracy >= 0 { position += " ±\(last.horizontalAccuracy) m" }
+            if last.verticalAccuracy >= 0 { position += ", altitude \(last.altitude) m" }
+            lines.append(("position", position))
+            let speed = last.speed >= 0 ? "\(Double(Int((last.speed * 10).rounded())) / 10) m/s" : "unknown"
+            lines.append(("speed", speed + (last.motion.isEmpty ? "" : ", " + last.motion.map(\.rawValue).joined(separator: ", "))))
+        } else {
+            lines.append(("last point", "none yet"))
+        }
+        lines.append(("queued", "\(queued) points"))
+        lines.append(("last sent", sync.lastSuccess.map { "\(ago($0)) (\(ISO8601UTC.string(from: $0)))" } ?? "never"))
+        if let error = sync.lastError, sync.consecutiveFailures > 0 {
+            lines.append(("server", "\(error) (\(sync.consecutiveFailures) failed attempts)"))
+        } else if let geocode = sync.geocode {
+            lines.append(("server", geocode))
+        }
+        var interval = sendInterval == "off" ? "off: nothing is sent until send_interval is set again" : "every \(sendInterval)"
+        if let next = sync.nextAttempt, next > now { interval += "; next attempt in \(Format.duration(next - now))" }
+        lines.append(("sending", interval))
+        if let endpoint {
+            lines.append(("endpoint", endpoint + (token.map { " (token \(SettingKey.redactedToken($0)))" } ?? "")))
+        } else {
+            lines.append(("endpoint", "not set: overland config set endpoint URL"))
+        }
+        if let (trip, summary) = trip {
+            lines.append(("trip", "\(trip.mode) for \(Format.duration(now - trip.start)), \(Format.distance(summary.distance))"))
+        }
+        let perPoint = bytesPerPoint.map { ", \(Double(Int(($0 * 10).rounded())) / 10) B/point" } ?? ""
+        lines.append(("journal", "\(journalPath): \(footprint.bytes) bytes in \(footprint.segments) segments\(perPoint)"))
+        let width = lines.map(\.0.count).max() ?? 0
+        return lines.map { $0.0.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.1 + "\n" }.joined()
+    }
+
+    func json() -> String {
+        var writer = JSONWriter()
+        writer.appendRaw(#"{"last":"#)
+        if let last { last.encode(into: &writer) } else { writer.appendNull() }
+        writer.appendRaw(#","last_age":"#)
+        if let last { writer.appendInteger(now - last.timestamp) } else { writer.appendNull() }
+        writer.appendRaw(#","queued":"#)
+        writer.appendInteger(Int64(queued))
+        func time(_ key: StaticString, _ value: Int64?) {
+            writer.appendRaw(key)
+            if let value { writer.appendString(ISO8601UTC.string(from: value)) } else { writer.appendNull() }
+        }
+        func text(_ key: StaticString, _ value: String?) {
+            writer.appendRaw(key)
+            if let value { writer.appendString(value) } else { writer.appendNull() }
+        }
+        time(#","last_sent":"#, sync.lastSuccess)
+        time(#","next_attempt":"#, sync.nextAttempt)
+        writer.appendRaw(#","failed_attempts":"#)
+        writer.appendInteger(sync.consecutiveFailures)
+        text(#","last_error":"#, sync.lastError)
+        text(#","geocode":"#, sync.geocode)
+        text(#","send_interval":"#, sendInterval)
+        text(#","endpoint":"#, endpoint)
+        text(#","token":"#, token.map(SettingKey.redactedToken))
+        writer.appendRaw(#","trip":"#)
+        if let (trip, summary) = trip {
+            writer.appendRaw(#"{"mode":"#)
+            writer.appendString(trip.mode)
+            writer.appendRaw(#","start":"#)
+            writer.appendString(trip.id)
+            writer.appendRaw(#","duration":"#)
+            writer.appendInteger(now - trip.start)
+            writer.appendRaw(#","distance":"#)
+            writer.appendInteger(Int64(summary.distance.rounded()))
+            writer.appendRaw("}")
+        } else {
+            writer.appendNull()
+        }
+        text(#","journal":"#, journalPath)
+        writer.appendRaw(#","journal_bytes":"#)
+        writer.appendInteger(footprint.bytes)
+        writer.appendRaw(#","segments":"#)
+        writer.appendInteger(footprint.segments)
+        writer.appendRaw(#","bytes_per_point":"#)
+        if let bytesPerPoint { writer.appendDecimal(bytesPerPoint, maxFractionDigits: 1) } else { writer.appendNull() }
+        writer.appendRaw("}\n")
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+}
