@@ -1,0 +1,7 @@
+import ArgumentParser
+import OverlandCLI
+
+@main
+enum OverlandSyncMain: AsyncMainProtocol {
+    typealias Command = SyncCommand
+}

@@ -1,2 +1,0 @@
-// TEMPORARY while the sync library lands; replaced before commit.
-print("overland-sync")
