@@ -13,6 +13,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.60.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.25.0"),
     ],
     targets: [
         // The system zlib (Debian: libz-dev), for gzip members.
@@ -37,6 +38,8 @@ let package = Package(
             dependencies: [
                 "OverlandJournal", "OverlandProtocol", "OverlandJSON",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         // From fixes to records: filters, device metadata (battery, wifi, ids), motion, trips.
@@ -44,17 +47,22 @@ let package = Package(
             name: "OverlandRecorder",
             dependencies: ["OverlandNMEA", "OverlandProtocol", "OverlandJournal"]
         ),
+        // Journals as GPX 1.1, GeoJSON and CSV, streamed.
+        .target(name: "OverlandExport", dependencies: ["OverlandJournal", "OverlandProtocol", "OverlandJSON"]),
         // What the three commands share: options, settings, exit statuses, terminal output.
         .target(
             name: "OverlandCLI",
             dependencies: [
                 "OverlandNMEA", "OverlandProtocol", "OverlandJournal", "OverlandJSON", "OverlandRecorder",
-                "OverlandSettings", "OverlandSync",
+                "OverlandSettings", "OverlandSync", "OverlandExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(name: "overland-log", dependencies: ["OverlandCLI"]),
-        .executableTarget(name: "overland-sync", dependencies: ["OverlandCLI"]),
+        .executableTarget(
+            name: "overland-sync",
+            dependencies: ["OverlandCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         .executableTarget(name: "overland", dependencies: ["OverlandCLI"]),
         // Drives the journal library through scripted appends, reads and cursor moves,
         // with fault points, for the crash tests. Not installed.
@@ -66,10 +74,12 @@ let package = Package(
         .testTarget(name: "OverlandJournalTests", dependencies: ["OverlandJournal"]),
         .testTarget(name: "OverlandRecorderTests", dependencies: ["OverlandRecorder"]),
         .testTarget(name: "OverlandSettingsTests", dependencies: ["OverlandSettings"]),
+        .testTarget(name: "OverlandExportTests", dependencies: ["OverlandExport"]),
         .testTarget(
             name: "OverlandSyncTests",
             dependencies: [
                 "OverlandSync",
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -12,7 +12,8 @@ import Musl
 /// not yet renamed), `append.after-write` (a member is written, not yet synced),
 /// `append.after-sync`, `seal.after-write` (the sealed copy is synced, not yet renamed),
 /// `seal.after-rename`, `cursor.after-write`, `cursor.after-rename` (before the directory
-/// sync).
+/// sync), and `sync.after-reply` (overland-sync: the server acknowledged a batch, the
+/// cursor is not yet written).
 public enum FaultPoint {
     private struct Armed: Sendable {
         let name: String

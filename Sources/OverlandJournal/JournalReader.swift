@@ -38,7 +38,7 @@ public final class JournalReader {
     public func next() throws(JournalError) -> JournalRecord? {
         while true {
             if lineStart < payload.count {
-                let end = payload[lineStart...].firstIndex(of: UInt8(ascii: "\n"))!
+                let end = payload.withUnsafeBytes { newline(in: $0, from: lineStart) }!
                 let record = JournalRecord(sequence: sequence, line: payload[lineStart..<end])
                 lineStart = end + 1
                 sequence += 1

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import OverlandJSON
 
 /// What a record is: one JSON object on one line, within a size limit.
@@ -9,7 +12,7 @@ public enum RecordLine {
     public static func problem(with line: UnsafeRawBufferPointer) -> String? {
         if line.isEmpty { return "empty line" }
         if line.count > maxBytes { return "line of \(line.count) bytes, over the \(maxBytes)-byte limit" }
-        if line.contains(UInt8(ascii: "\n")) { return "line contains a newline" }
+        if newline(in: line, from: 0) != nil { return "line contains a newline" }
         if !JSONValidator.isValidObject(line) { return "line is not one JSON object" }
         return nil
     }
@@ -21,7 +24,7 @@ public enum RecordLine {
             var start = 0
             var count = 0
             while start < buffer.count {
-                guard let end = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) else { break }
+                guard let end = newline(in: buffer, from: start) else { break }
                 count += 1
                 if count > expectedCount { return "more lines than the \(expectedCount) records announced" }
                 if let problem = problem(with: UnsafeRawBufferPointer(rebasing: buffer[start..<end])) {
@@ -32,4 +35,13 @@ public enum RecordLine {
             return count == expectedCount ? nil : "\(count) lines where \(expectedCount) records were announced"
         }
     }
+}
+
+/// The offset of the first newline at or after `start`, found with memchr (this is the
+/// readers' hot path).
+@inline(__always)
+func newline(in buffer: UnsafeRawBufferPointer, from start: Int) -> Int? {
+    guard start < buffer.count, let base = buffer.baseAddress else { return nil }
+    guard let found = memchr(base + start, Int32(UInt8(ascii: "\n")), buffer.count - start) else { return nil }
+    return base.distance(to: UnsafeRawPointer(found))
 }

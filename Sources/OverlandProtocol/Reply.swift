@@ -80,25 +80,26 @@ public struct Reply: Sendable, Equatable {
             } else if let parsed, parsed["result"]?.string == "ok" {
                 outcome = .delivered
             } else if let parseError {
-                outcome = .notAcknowledged("reply is not json (\(parseError)); if the server cannot answer {\"result\":\"ok\"}, turn on 'consider 2xx successful'")
+                outcome = .notAcknowledged("reply is not json (\(parseError))" + Self.hint)
             } else if let parsed {
                 if error != nil {
                     outcome = .notAcknowledged("server reported an error" + detail)
                 } else if parsed.object == nil {
-                    outcome = .notAcknowledged("reply is not a json object; if the server cannot answer {\"result\":\"ok\"}, turn on 'consider 2xx successful'")
+                    outcome = .notAcknowledged("reply is not a json object" + Self.hint)
                 } else if let result = parsed["result"]?.string {
                     outcome = .notAcknowledged("reply result is '\(Self.cleaned(result))', not 'ok'")
                 } else {
                     outcome = .notAcknowledged("reply has no \"result\":\"ok\"")
                 }
             } else {
-                outcome = .notAcknowledged("reply is empty; if the server cannot answer {\"result\":\"ok\"}, turn on 'consider 2xx successful'")
+                outcome = .notAcknowledged("reply is empty" + Self.hint)
             }
         case 401, 403:
             outcome = .refused(status: status, reason: "server refused the credentials (\(Self.statusText(status)))" + detail)
         case 300..<400:
             let target = redirectLocation.map { " to '\(Self.cleaned($0))'" } ?? ""
-            outcome = .retryable("server redirected\(target) (\(status)); redirects are not followed: set the endpoint to the final url")
+            outcome = .retryable(
+                "server redirected\(target) (\(status)); redirects are not followed: set the endpoint to the final url")
         default:
             outcome = .retryable("server answered \(Self.statusText(status))" + detail)
         }
@@ -106,6 +107,8 @@ public struct Reply: Sendable, Equatable {
             set = parsed?["set"]
         }
     }
+
+    private static let hint = "; if the server cannot answer {\"result\":\"ok\"}, turn on 'consider 2xx successful'"
 
     /// Whether the batch was acknowledged.
     public var isDelivered: Bool { outcome == .delivered }

@@ -13,13 +13,18 @@ struct Batch: Sendable {
     var next: UInt64
     /// Points carried in the request.
     var count: Int
+    /// Records waiting once this batch is delivered (an estimate while the logger appends).
+    var backlogAfter: UInt64 = 0
 }
 
 /// Reads the journal from the cursor and turns it into requests, one at a time, for the
 /// configured logging mode. Records stream: one segment in memory at a time, and in the
 /// `all` mode the stored lines go into the body as they are, never re-encoded, so the same
 /// cursor always gives the same `locations` bytes.
-final class BatchBuilder {
+///
+/// Not thread-safe: the engine lets one task at a time use it (it prefetches the next batch
+/// in a child task while a request is in flight, and awaits it before the next use).
+final class BatchBuilder: @unchecked Sendable {
     private let journal: Journal
     private let configuration: SyncConfiguration
     private let onIssue: JournalIssueHandler?
@@ -56,19 +61,21 @@ final class BatchBuilder {
     /// The next request, or nil when everything from the cursor is covered.
     func next() throws(JournalError) -> Batch? {
         guard !finished else { return nil }
+        var batch: Batch?
         switch configuration.loggingMode {
         case .all:
-            let batch = try nextBatchOfAll()
+            batch = try nextBatchOfAll()
             if batch == nil { finished = true }
-            return batch
         case .latest, .owntracks:
             finished = true
-            return try newestOnly()
+            batch = try newestOnly()
         }
+        if let next = batch?.next { batch?.backlogAfter = backlog(after: next) }
+        return batch
     }
 
     /// Records waiting after `next`, from the newest record last looked at.
-    func backlog(after next: UInt64) -> UInt64 {
+    private func backlog(after next: UInt64) -> UInt64 {
         guard let newest else { return 0 }
         let end = newest.record.sequence + 1
         return end > next ? end - next : 0

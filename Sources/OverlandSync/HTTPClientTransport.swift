@@ -117,7 +117,7 @@ public final class HTTPClientTransport: Transport {
             switch error {
             case .connectTimeout: return TransportError(.connect, "cannot connect: timed out")
             case .deadlineExceeded, .readTimeout, .writeTimeout: return TransportError(.timedOut, timedOutMessage(timeout))
-            case .remoteConnectionClosed: return TransportError(.connectionLost, "the server closed the connection before the reply was complete")
+            case .remoteConnectionClosed: return TransportError(.connectionLost, connectionLostMessage)
             case .invalidURL, .emptyHost, .emptyScheme:
                 return TransportError(.invalidURL, "cannot send to this url: \(error)")
             case .cancelled: return TransportError(.timedOut, timedOutMessage(timeout))
@@ -138,12 +138,14 @@ public final class HTTPClientTransport: Transport {
         // through AsyncHTTPClient.
         if error is IOError || error is ChannelError || String(reflecting: type(of: error)).hasSuffix("NIOConnectionError") {
             if let channelError = error as? ChannelError, channelError == .eof || channelError == .ioOnClosedChannel {
-                return TransportError(.connectionLost, "the server closed the connection before the reply was complete")
+                return TransportError(.connectionLost, connectionLostMessage)
             }
             return TransportError(.connect, "cannot connect: \(text)")
         }
         return TransportError(.other, "request failed: \(text)")
     }
+
+    private static let connectionLostMessage = "the server closed the connection before the reply was complete"
 
     private static func timedOutMessage(_ timeout: Duration) -> String {
         "no complete reply within \(timeout.components.seconds) s"

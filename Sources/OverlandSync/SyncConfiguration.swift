@@ -38,8 +38,9 @@ public struct SyncConfiguration: Sendable, Equatable {
     public var requestTimeout: Double = 60
     /// Seconds to establish a connection (TCP and TLS).
     public var connectTimeout: Double = 10
-    /// Seconds a run may spend sending before it stops (between batches, and each request's
-    /// deadline is cut to fit); nil for no limit.
+    /// Seconds a run may spend sending before it stops: checked between batches (the first
+    /// batch always goes), and each request's deadline is cut to fit (at least 1 s); nil for
+    /// no limit.
     public var maxTime: Double?
     /// The `User-Agent` header: the tool and its version.
     public var userAgent = "overland-sync"

@@ -18,6 +18,9 @@ public struct SyncReport: Sendable, Equatable {
         case sendingOff
         /// Another run holds this journal's sync lock.
         case alreadyRunning
+        /// The task running the sync was cancelled (the command was interrupted); what was
+        /// acknowledged is recorded, the batch in flight waits. Not counted as a failure.
+        case interrupted
         /// An attempt failed in a way worth retrying: network, time-out, 5xx, other 4xx,
         /// not acknowledged. Nothing was lost; the batch waits.
         case retryLater

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 
 /// A value behind a lock, for state shared with the server's event loop.
 final class Locked<Value>: @unchecked Sendable {
@@ -63,7 +64,16 @@ final class TestServer: Sendable {
     /// `http://127.0.0.1:PORT`.
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    init(_ script: @escaping @Sendable (Int, Request) -> Behaviour = { _, _ in TestServer.ok() }) async throws {
+    /// `recordBodies: false` keeps only the request heads (for benchmarks that would
+    /// otherwise hold every body in memory).
+    /// `tls` (PEM certificate chain and key files) makes it an HTTPS server.
+    init(recordBodies: Bool = true, tls: (certificate: String, key: String)? = nil,
+         _ script: @escaping @Sendable (Int, Request) -> Behaviour = { _, _ in TestServer.ok() }) async throws {
+        let sslContext = try tls.map { files in
+            try NIOSSLContext(configuration: .makeServerConfiguration(
+                certificateChain: try NIOSSLCertificate.fromPEMFile(files.certificate).map { .certificate($0) },
+                privateKey: .privateKey(try NIOSSLPrivateKey(file: files.key, format: .pem))))
+        }
         let recorded = self.recorded
         let box = Locked<@Sendable (Int, Request) -> Behaviour>(script)
         self.script = box
@@ -71,8 +81,11 @@ final class TestServer: Sendable {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let sslContext {
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
+                    }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                    try channel.pipeline.syncOperations.addHandler(ScriptedHandler { request in
+                    try channel.pipeline.syncOperations.addHandler(ScriptedHandler(keepBody: recordBodies) { request in
                         let index = recorded.withLock { requests in
                             requests.append(request)
                             return requests.count - 1
@@ -111,10 +124,12 @@ private final class ScriptedHandler: ChannelInboundHandler {
     typealias OutboundOut = HTTPServerResponsePart
 
     private let respond: @Sendable (TestServer.Request) -> TestServer.Behaviour
+    private let keepBody: Bool
     private var head: HTTPRequestHead?
     private var body: [UInt8] = []
 
-    init(_ respond: @escaping @Sendable (TestServer.Request) -> TestServer.Behaviour) {
+    init(keepBody: Bool, _ respond: @escaping @Sendable (TestServer.Request) -> TestServer.Behaviour) {
+        self.keepBody = keepBody
         self.respond = respond
     }
 
@@ -124,7 +139,7 @@ private final class ScriptedHandler: ChannelInboundHandler {
             self.head = head
             body.removeAll(keepingCapacity: true)
         case .body(let buffer):
-            buffer.withUnsafeReadableBytes { body.append(contentsOf: $0) }
+            if keepBody { buffer.withUnsafeReadableBytes { body.append(contentsOf: $0) } }
         case .end:
             guard let head else { return }
             let request = TestServer.Request(method: "\(head.method)", uri: head.uri,
