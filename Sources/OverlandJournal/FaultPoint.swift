@@ -8,8 +8,8 @@ import Musl
 /// the Nth time it is reached) the process kills itself with SIGKILL at that point, as power
 /// loss or `kill -9` would, between two steps that must each be durable.
 ///
-/// Points: `segment.after-create` (a new segment's temporary file is written and synced,
-/// not yet renamed), `append.after-write` (a member is written, not yet synced),
+/// Points: `segment.after-write` (a new segment's temporary file is written and synced,
+/// not yet renamed), `segment.after-rename`, `append.after-write` (a member is written, not yet synced),
 /// `append.after-sync`, `seal.after-write` (the sealed copy is synced, not yet renamed),
 /// `seal.after-rename`, `cursor.after-write`, `cursor.after-rename` (before the directory
 /// sync), and `sync.after-reply` (overland-sync: the server acknowledged a batch, the

@@ -197,21 +197,8 @@ public final class JournalAppender {
         } else {
             let name = SegmentName(firstSequence: endSequence)
             let path = journal.segmentPath(name)
-            let temporary = journal.segmentsPath + "/.tmp-" + name.fileName
-            try FileSystem.remove(temporary)
-            let fd = try FileSystem.createExclusive(temporary)
-            do {
-                try FileSystem.writeAll(fd, members, path: temporary)
-                try FileSystem.sync(fd, path: temporary)
-            } catch {
-                close(fd)
-                try? FileSystem.remove(temporary)
-                throw error
-            }
-            close(fd)
-            FaultPoint.reach("segment.after-create")
-            try FileSystem.rename(temporary, path)
-            try FileSystem.syncDirectory(journal.segmentsPath)
+            // A new segment appears whole or not at all: it is written beside, then renamed.
+            try FileSystem.replaceAtomically(path, with: members, faultPrefix: "segment")
             distrustActive = false
             active = Active(name: name, fileSize: members.count, payloadBytes: pending.count, createdAt: wallClock,
                             inode: try Self.identity(of: path).inode)
@@ -402,22 +389,7 @@ public final class JournalAppender {
         }
         output += Member.encode(kind: .seal, payload: [], firstSequence: name.firstSequence, recordCount: total,
                                 journalID: journal.id, writtenAt: writtenAt, level: policy.sealLevel)
-        let temporary = journal.segmentsPath + "/.tmp-" + name.fileName
-        try FileSystem.remove(temporary)
-        let fd = try FileSystem.createExclusive(temporary)
-        do {
-            try FileSystem.writeAll(fd, output, path: temporary)
-            try FileSystem.sync(fd, path: temporary)
-        } catch {
-            close(fd)
-            try? FileSystem.remove(temporary)
-            throw error
-        }
-        close(fd)
-        FaultPoint.reach("seal.after-write")
-        try FileSystem.rename(temporary, path)
-        FaultPoint.reach("seal.after-rename")
-        try FileSystem.syncDirectory(journal.segmentsPath)
+        try FileSystem.replaceAtomically(path, with: output, faultPrefix: "seal")
     }
 }
 

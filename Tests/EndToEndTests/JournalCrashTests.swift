@@ -79,9 +79,9 @@ import Glibc
     }
 
     static let faultCases: [FaultCase] = [
-        FaultCase(point: "segment.after-create", nth: nil, leavesTemporary: true),
-        FaultCase(point: "segment.after-create", nth: 2, leavesTemporary: true),
-        FaultCase(point: "segment.after-create", nth: 4, leavesTemporary: true),
+        FaultCase(point: "segment.after-write", nth: nil, leavesTemporary: true),
+        FaultCase(point: "segment.after-write", nth: 2, leavesTemporary: true),
+        FaultCase(point: "segment.after-write", nth: 4, leavesTemporary: true),
         FaultCase(point: "append.after-write", nth: nil),
         FaultCase(point: "append.after-write", nth: 3),
         FaultCase(point: "append.after-write", nth: 25),
