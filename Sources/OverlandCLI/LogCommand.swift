@@ -183,7 +183,8 @@ public struct LogCommand: ParsableCommand {
         var inputs = files.isEmpty ? ["-"] : files
         inputs.reverse()
         while let name = inputs.popLast() {
-            let input = try open(name)
+            let input: LogInput
+            do { input = try open(name) } catch { session.commit(); throw error } // keep the earlier inputs' points
             defer { if input.fileDescriptor != 0 { close(input.fileDescriptor) } }
             let finished = session.run(input, checkSignals: checkSignals)
             Terminal.clearProgress()

@@ -29,9 +29,18 @@ public final class Journal: @unchecked Sendable {
     public init(path: String, create: Bool = false, deviceID: String = "", now: Int64 = Journal.currentTime()) throws(JournalError) {
         self.path = path
         let manifestPath = path + "/manifest.json"
+        switch FileSystem.kind(path) {
+        case .missing, .directory, .symlink: break // a link to a journal directory is the user's choice
+        default: throw .notAJournal(path: path, reason: "not a directory")
+        }
         if FileSystem.kind(manifestPath) == .missing {
             guard create else {
                 throw .notAJournal(path: path, reason: FileSystem.kind(path) == .missing ? "no such directory" : "no manifest.json")
+            }
+            // Never adopt a directory that holds other things (a mistyped --journal ~).
+            if FileSystem.kind(path) != .missing, let entries = try? FileSystem.listDirectory(path),
+               entries.contains(where: { $0 != "journal.lock" && $0 != "segments" && !$0.hasPrefix(".tmp-") }) {
+                throw .notAJournal(path: path, reason: "the directory is not empty and holds no journal; name a new or empty directory")
             }
             try FileSystem.makeDirectories(path)
             // Two processes may create the journal at once (the logger and a trip command):

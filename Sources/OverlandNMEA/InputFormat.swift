@@ -7,31 +7,38 @@ public enum InputFormat: Sendable, Equatable, Hashable, CaseIterable {
     case gpsdJSON
 
     /// Decides the format from the first bytes of a stream: the first line that is not
-    /// blank and does not start with `#` is gpsd JSON if its first non-blank byte is `{`,
-    /// and NMEA otherwise (including binary data). A UTF-8 byte-order mark is skipped.
+    /// blank, does not start with `#` and is not part of gpsd's greeting is gpsd JSON if its
+    /// first non-blank byte is `{`, and NMEA otherwise (including binary data). A UTF-8
+    /// byte-order mark is skipped. gpsd's greeting (its VERSION, DEVICES, DEVICE and WATCH
+    /// reports) opens `gpspipe -r` output as well as `gpspipe -w`, so it decides nothing.
     ///
-    /// Returns nil while `prefix` holds no such byte yet; with `isComplete` (the stream
+    /// Returns nil while `prefix` holds no deciding line yet; with `isComplete` (the stream
     /// has ended) such a stream is NMEA.
     public static func detect(_ prefix: some Collection<UInt8>, isComplete: Bool = false) -> InputFormat? {
         let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
-        var bytes = prefix[...]
+        var bytes = Array(prefix)[...]
         if bytes.starts(with: byteOrderMark) {
             bytes = bytes.dropFirst(byteOrderMark.count)
         } else if !bytes.isEmpty && byteOrderMark.starts(with: bytes) {
             return isComplete ? .nmea : nil
         }
-        var inComment = false
-        for c in bytes {
-            if c == ASCII.lf || c == ASCII.cr {
-                inComment = false
-            } else if inComment || c == ASCII.space || c == ASCII.tab {
-                continue
-            } else if c == ASCII.hash {
-                inComment = true
-            } else {
-                return c == ASCII.openBrace ? .gpsdJSON : .nmea
+        while !bytes.isEmpty {
+            let end = bytes.firstIndex { $0 == ASCII.lf || $0 == ASCII.cr }
+            let line = bytes[..<(end ?? bytes.endIndex)].drop { $0 == ASCII.space || $0 == ASCII.tab }
+            if let first = line.first, first != ASCII.hash {
+                let isGreeting = greetings.contains { line.starts(with: $0) }
+                let mayBecomeGreeting = end == nil && greetings.contains { $0.starts(with: line) }
+                if !isGreeting {
+                    if mayBecomeGreeting && !isComplete { return nil }
+                    return first == ASCII.openBrace ? .gpsdJSON : .nmea
+                }
             }
+            guard let end else { break }
+            bytes = bytes[(end + 1)...]
         }
         return isComplete ? .nmea : nil
     }
+
+    /// The starts of gpsd's greeting lines.
+    private static let greetings = ["VERSION", "DEVICES", "DEVICE", "WATCH"].map { Array("{\"class\":\"\($0)\"".utf8) }
 }

@@ -50,6 +50,7 @@ public final class DeviceStatusReader: @unchecked Sendable {
         }
         for directory in candidates {
             guard Self.text(directory + "/type") == "Battery",
+                  batteryPath != nil || Self.text(directory + "/scope") != "Device", // not a wireless mouse's battery
                   let capacity = Self.text(directory + "/capacity").flatMap(Double.init), capacity >= 0 else { continue }
             let state: BatteryState
             switch Self.text(directory + "/status") {

@@ -143,7 +143,7 @@ public struct Recorder: Sendable {
             speed: fix.speed.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil } ?? -1,
             course: course,
             horizontalAccuracy: whole(fix.horizontalAccuracy),
-            verticalAccuracy: fix.altitude == nil ? -1 : whole(fix.verticalAccuracy),
+            verticalAccuracy: fix.altitude?.isFinite == true ? whole(fix.verticalAccuracy) : -1,
             speedAccuracy: fix.speedAccuracy.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil } ?? -1,
             courseAccuracy: fix.courseAccuracy.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil } ?? -1,
             motion: MotionClassifier.motion(forSpeed: fix.speed),

@@ -5,10 +5,13 @@ import Testing
 struct InputFormatTests {
     @Test("detection from the first meaningful line", arguments: [
         ("$GPGGA,1*00\r\n", InputFormat.nmea as InputFormat?),
-        ("{\"class\":\"VERSION\"}\n", .gpsdJSON),
+        // gpsd's greeting opens gpspipe -r and -w alike: what follows decides.
+        ("{\"class\":\"VERSION\"}\n", nil),
+        ("{\"class\":\"VERSION\"}\n{\"class\":\"TPV\"}", .gpsdJSON),
+        ("{\"class\":\"VERSION\"}\n{\"class\":\"WATCH\"}\n$GPRMC", .nmea),
         ("# comment\n# another\n\n  {\"class\":\"TPV\"}", .gpsdJSON),
         ("# {\"class\":\"VERSION\"} in a comment\n$GPRMC", .nmea),
-        ("\u{FEFF}{\"class\":\"VERSION\"}", .gpsdJSON),
+        ("\u{FEFF}{\"class\":\"TPV\"}", .gpsdJSON),
         ("\r\n\r\n   ", nil),
         ("# an unfinished comment", nil),
         ("", nil),
