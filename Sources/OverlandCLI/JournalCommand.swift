@@ -11,7 +11,7 @@ public struct JournalCommand: ParsableCommand {
             A journal is a directory of gzip segments of JSON lines (see journal-format.md). \
             Segments can also be read by hand: zcat DIR/segments/*.jsonl.gz | jq .
             """,
-        subcommands: [Stats.self, Verify.self, Repair.self, Seal.self]
+        subcommands: [Stats.self, Verify.self, Repair.self, Seal.self, Move.self]
     )
 
     public init() {}

@@ -70,6 +70,11 @@ public struct SyncCommand: AsyncParsableCommand {
     @Flag(name: .shortAndLong, help: "Say what happened even on success (skipped runs, points sent).")
     var verbose = false
 
+    @Flag(name: .customLong("accept-copy"), help: ArgumentHelp(
+        "Upload a journal that looks like a copy (synced from elsewhere before, older than seen, or another device's).",
+        discussion: "Only when the other copy will never be uploaded again: both would send the same points."))
+    var acceptCopy = false
+
     public init() {}
 
     public func validate() throws {
@@ -125,6 +130,11 @@ public struct SyncCommand: AsyncParsableCommand {
 
     private func sync(journalAt path: String, endpoint: String, settings: Settings) async throws -> ExitStatus {
         let journal = try Journal(path: path)
+        if !dryRun {
+            for warning in try JournalOrigin.check(journal: journal, settings: settings, acceptCopy: acceptCopy) {
+                Terminal.error("overland-sync: \(path): \(warning)")
+            }
+        }
         let trip = try Trip.active(in: journal)
         let configuration = try syncConfiguration(endpoint: endpoint, settings: settings, journal: journal, trip: trip)
         let printer = IssuePrinter(tool: "overland-sync")
@@ -148,6 +158,7 @@ public struct SyncCommand: AsyncParsableCommand {
                 onIssue: printer.handler)
         }
         Terminal.clearProgress()
+        if let warning = JournalOrigin.record(journal: journal) { Terminal.error("overland-sync: \(path): \(warning)") }
         return describe(report, journal: path, endpoint: configuration.endpoint)
     }
 
@@ -227,7 +238,7 @@ public struct SyncCommand: AsyncParsableCommand {
             Terminal.error("overland-sync: \(server) refused the credentials (HTTP \(status)): check the token")
             return .noPermission
         case .configurationError:
-            Terminal.error("overland-sync: \(report.message ?? "configuration error")")
+            Terminal.error("overland-sync: \(journal): \(report.message ?? "configuration error")")
             return .configuration
         case .journalError(let error):
             Terminal.error("overland-sync: \(error)")

@@ -1,0 +1,131 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ArgumentParser
+import OverlandExport
+import OverlandJournal
+
+/// `overland export`: a journal's points as GPX, GeoJSON or CSV.
+public struct ExportCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Write a journal's points as GPX, GeoJSON or CSV.",
+        discussion: """
+            Streams every record the journal still holds (sent ones that retention kept included; --unsent for \
+            the rest alone), oldest first, in constant memory. GPX 1.1 holds the points as one track (a new \
+            segment after a gap of 15 minutes), with speed and course in Garmin's TrackPointExtension v2; GeoJSON \
+            is a FeatureCollection of the stored Features as they are (trip, visit and action records included \
+            unless --points-only); CSV has a header line and one row per point. Times are UTC: --from and --to take \
+            2026-11-21 (the whole day) or 2026-11-21T05:17:12Z, both ends included.
+            """)
+
+    @OptionGroup var journalOptions: JournalOptions
+
+    @Option(help: ArgumentHelp("The format: gpx, geojson or csv.", valueName: "format"))
+    var format: String
+
+    @Option(help: ArgumentHelp("Only records at or after this time.", valueName: "time"))
+    var from: String?
+
+    @Option(help: ArgumentHelp("Only records at or before this time.", valueName: "time"))
+    var to: String?
+
+    @Option(name: [.short, .long], help: ArgumentHelp("Write to this file (mode 0600) instead of standard output.", valueName: "file"))
+    var output: String?
+
+    @Flag(help: "Only records not yet sent.")
+    var unsent = false
+
+    @Flag(name: .customLong("points-only"), help: "GeoJSON: locations only, without trip, visit and action records.")
+    var pointsOnly = false
+
+    public init() {}
+
+    public func validate() throws {
+        guard ExportFormat(rawValue: format) != nil else { throw ValidationError("--format is gpx, geojson or csv") }
+        for (name, text) in [("--from", from), ("--to", to)] {
+            if let text, ExportTime.parse(text, endOfDay: false) == nil {
+                throw ValidationError("\(name) takes 2026-11-21 or 2026-11-21T05:17:12Z, not '\(text)'")
+            }
+        }
+        if let start = from.flatMap({ ExportTime.parse($0, endOfDay: false) }), let end = to.flatMap({ ExportTime.parse($0, endOfDay: true) }),
+           start > end {
+            throw ValidationError("--from is after --to")
+        }
+    }
+
+    public func run() throws {
+        try reportingFailures("overland export") {
+            let journal = try journalOptions.open()
+            var options = ExportOptions(format: ExportFormat(rawValue: format)!)
+            options.from = from.flatMap { ExportTime.parse($0, endOfDay: false) }
+            options.to = to.flatMap { ExportTime.parse($0, endOfDay: true) }
+            options.unsentOnly = unsent
+            options.pointsOnly = pointsOnly
+            options.creator = "overland \(OverlandVersion.current)"
+            let destination = try ExportDestination(path: output)
+            let printer = IssuePrinter(tool: "overland export")
+            do {
+                let summary = try Exporter.export(journal, options: options, onIssue: printer.handler) { bytes in
+                    try destination.write(bytes)
+                }
+                try destination.finish()
+                if output != nil {
+                    Terminal.error("overland export: \(summary.written) of \(summary.records) records written to '\(output!)'")
+                }
+            } catch ExportDestination.Closed.reader {
+                // The reader went away (`| head`): nothing more to say.
+            }
+        }
+    }
+}
+
+/// Standard output or a new private file, written with plain `write` calls.
+final class ExportDestination {
+    enum Closed: Error { case reader }
+
+    private let fd: Int32
+    private let path: String?
+
+    init(path: String?) throws {
+        self.path = path
+        guard let path else {
+            fd = 1
+            return
+        }
+        let opened = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        if opened < 0 {
+            let code = errno
+            throw CommandFailure("cannot create '\(path)': \(String(decoding: UnsafeRawBufferPointer(start: strerror(code), count: strlen(strerror(code))), as: UTF8.self).lowercased())",
+                                 status: code == EACCES ? .noPermission : .cannotCreate)
+        }
+        fd = opened
+    }
+
+    deinit { if path != nil { close(fd) } }
+
+    func write(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                if errno == EPIPE && path == nil { throw Closed.reader }
+                throw failure("cannot write")
+            }
+            offset += written
+        }
+    }
+
+    /// Makes a file durable; standard output needs nothing.
+    func finish() throws {
+        guard path != nil else { return }
+        if fsync(fd) != 0 { throw failure("cannot sync") }
+    }
+
+    private func failure(_ operation: String) -> CommandFailure {
+        let code = errno
+        let reason = String(decoding: UnsafeRawBufferPointer(start: strerror(code), count: strlen(strerror(code))), as: UTF8.self)
+        return CommandFailure("\(operation) '\(path ?? "standard output")': \(reason.lowercased())", status: .ioError)
+    }
+}

@@ -1,0 +1,125 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ArgumentParser
+import OverlandJournal
+import OverlandSettings
+
+extension JournalCommand {
+    /// `overland journal move --to DIR`: sealed, unsent segments into a journal on a stick.
+    struct Move: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Move sealed, unsent segments into a journal on a USB stick.",
+            discussion: """
+                The target becomes a journal of its own (created when missing) that 'overland-sync --journal DIR' \
+                uploads from any machine. Each segment is copied, synced, read back and checked before it is removed \
+                here, and until the move ends this journal is not synced: an interrupted move (a crash, a pulled \
+                stick, a full target) never loses a record nor leaves one to be uploaded from both journals. Run the \
+                same command again to finish an interrupted move, or --abort to give it up. Only sealed segments \
+                move; --seal seals the active one first. Exit status 74 when the target fails (full, say): the \
+                segments moved so far stay moved, the rest stay here.
+                """)
+
+        @OptionGroup var journalOptions: JournalOptions
+
+        @Option(name: .customLong("to"), help: ArgumentHelp(
+            "The target journal directory (on the stick), e.g. /media/stick/overland.", valueName: "dir"))
+        var target: String?
+
+        @Flag(help: "Seal the active segment first, so that every record so far moves.")
+        var seal = false
+
+        @Flag(help: "Give up an interrupted move: segments complete in the target count as moved, the rest stay here.")
+        var abort = false
+
+        @Flag(name: .customLong("target-lost"),
+              help: "With --abort: the target is gone for good; keep every remaining record here.")
+        var targetLost = false
+
+        func validate() throws {
+            if !abort && target == nil { throw ValidationError("give the target journal with --to DIR") }
+            if targetLost && !abort { throw ValidationError("--target-lost goes with --abort") }
+            if abort && seal { throw ValidationError("--seal does not go with --abort") }
+        }
+
+        func run() throws {
+            try reportingFailures("overland journal move") {
+                let journal = try journalOptions.open()
+                let printer = IssuePrinter(tool: "overland journal move")
+                do throws(JournalMoveError) {
+                    if abort {
+                        let report = try journal.abortMove(targetPath: target, targetLost: targetLost)
+                        Terminal.line("move aborted: \(report.segments) segments (\(report.records) records) were complete in the target; the rest stay in '\(journal.path)'")
+                        return
+                    }
+                    let report = try journal.move(to: target!, sealFirst: seal, onIssue: printer.handler)
+                    if report.targetCreated { Terminal.line("created journal \(report.targetID) at '\(report.targetPath)'") }
+                    if report.resumed { Terminal.line("finished an interrupted move") }
+                    Terminal.line("moved \(report.segments) segments, \(report.records) records, \(report.bytes) bytes to '\(report.targetPath)'")
+                    if let stopped = report.stoppedAt { Terminal.line("stopped: \(stopped)") }
+                } catch {
+                    throw error.commandFailure
+                }
+            }
+        }
+    }
+}
+
+extension JournalMoveError {
+    var commandFailure: CommandFailure {
+        switch self {
+        case .busy: return CommandFailure(description, status: .tryLater)
+        case .targetMissing: return CommandFailure(description, status: .noInput)
+        case .otherMovePending, .noPendingMove, .sameJournal: return CommandFailure(description, status: .usage)
+        case .targetNotEmpty: return CommandFailure(description, status: .cannotCreate)
+        case .notAMoveTarget: return CommandFailure(description, status: .dataError)
+        case .targetFailed(let error, _):
+            // A full stick may say EPERM (fusefat) rather than ENOSPC: an I/O failure either way.
+            if case .io(_, _, _, let code) = error, code == EACCES { return CommandFailure(description, status: .noPermission) }
+            return CommandFailure(description, status: .ioError)
+        case .journal(let error): return CommandFailure(description, status: error.exitStatus)
+        }
+    }
+}
+
+// MARK: - Copy detection, for the sync command
+
+extension JournalOrigin {
+    /// Refuses to sync a journal that looks like a copy (see `JournalOrigin.check`), with
+    /// this machine's registry and device ids. Returns warnings when the registry cannot
+    /// be used (the checks then fall back to the pending-move check alone). Exit status 65
+    /// on refusal.
+    public static func check(journal: Journal, settings: Settings, acceptCopy: Bool) throws -> [String] {
+        guard let registry = defaultRegistryPath() else {
+            if let intent = try journal.pendingMove() {
+                throw CommandFailure(JournalOriginError.movePending(intent).description, status: .dataError)
+            }
+            return ["no home directory: copies of journals are not detected"]
+        }
+        var deviceIDs = [DeviceIdentity.resolve(flag: nil, settings: settings)]
+        deviceIDs.append(DeviceIdentity.resolve(flag: nil, settings: Settings()))
+        do {
+            try check(journal, registry: registry, deviceIDs: deviceIDs, acceptCopy: acceptCopy)
+            return []
+        } catch {
+            if case .registry(let cause) = error {
+                if let intent = try journal.pendingMove() {
+                    throw CommandFailure(JournalOriginError.movePending(intent).description, status: .dataError)
+                }
+                return ["copies of journals are not detected: \(cause)"]
+            }
+            throw CommandFailure(error.description, status: .dataError)
+        }
+    }
+
+    /// Records the journal's cursor after a sync run (best effort: returns a warning).
+    public static func record(journal: Journal) -> String? {
+        guard let registry = defaultRegistryPath() else { return nil }
+        do {
+            try record(journal, registry: registry)
+            return nil
+        } catch {
+            return "cannot update the journal registry: \(error)"
+        }
+    }
+}

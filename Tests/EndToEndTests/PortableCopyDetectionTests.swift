@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+import OverlandJournal
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Copies made by hand keep their journal id: the checks a sync runs first
+/// (`JournalOrigin.check`, journal-format.md section 13) refuse the dangerous cases they
+/// can see from one machine, and `acceptCopy` overrides them.
+@Suite struct PortableCopyDetectionTests {
+    struct Setup {
+        let sandbox: MoveSandbox
+        var registry: String { sandbox.directory.appending("state/overland/journals.json") }
+
+        init() throws {
+            sandbox = try MoveSandbox(prefix: "overland-copies")
+            try MoveRecords.makeSource(at: sandbox.source, sealed: 2, perSegment: 10, active: 3, cursor: 5)
+        }
+
+        func check(_ path: String, device: String = "van", acceptCopy: Bool = false) throws {
+            try JournalOrigin.check(try Journal(path: path), registry: registry, deviceIDs: [device], acceptCopy: acceptCopy)
+        }
+
+        func copy(to name: String) throws -> String {
+            let destination = sandbox.directory.appending(name)
+            try FileManager.default.copyItem(atPath: sandbox.source, toPath: destination)
+            return destination
+        }
+    }
+
+    @Test func theSameJournalFromASecondPathIsRefused() throws {
+        let setup = try Setup()
+        try setup.check(setup.sandbox.source)
+        try setup.check(setup.sandbox.source) // again from the same place: fine
+        let copy = try setup.copy(to: "copy")
+        #expect {
+            try setup.check(copy)
+        } throws: { error in
+            guard case JournalOriginError.secondPath(_, let registered, _) = error else { return false }
+            return registered == FileManager.default.resolvingSymlinks(setup.sandbox.source)
+                && "\(error)".contains("--accept-copy")
+        }
+        // The user says the copy is the one from now on: the original is refused instead.
+        try setup.check(copy, acceptCopy: true)
+        #expect(throws: JournalOriginError.self) { try setup.check(setup.sandbox.source) }
+    }
+
+    @Test func aJournalMovedOrRemountedElsewhereIsFollowed() throws {
+        let setup = try Setup()
+        try setup.check(setup.sandbox.source)
+        let moved = setup.sandbox.directory.appending("remounted")
+        try FileManager.default.moveItem(atPath: setup.sandbox.source, toPath: moved)
+        try setup.check(moved)
+        // A symbolic link to the same directory is the same journal.
+        let link = setup.sandbox.directory.appending("link")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: moved)
+        try setup.check(link)
+    }
+
+    @Test func anOlderCopyIsRefusedEvenWhenTheOriginalIsGone() throws {
+        let setup = try Setup()
+        let backup = try setup.copy(to: "backup")
+        let journal = try Journal(path: setup.sandbox.source)
+        try setup.check(setup.sandbox.source)
+        try journal.advanceCursor(to: 20) // a sync sent 15 more
+        try JournalOrigin.record(journal, registry: setup.registry)
+        try FileManager.default.removeItem(atPath: setup.sandbox.source)
+        try FileManager.default.moveItem(atPath: backup, toPath: setup.sandbox.source) // the backup put back
+        #expect {
+            try setup.check(setup.sandbox.source)
+        } throws: { error in
+            guard case JournalOriginError.olderCopy(_, 20, 5, _) = error else { return false }
+            return true
+        }
+        try setup.check(setup.sandbox.source, acceptCopy: true)
+    }
+
+    @Test func aJournalOfAnotherDeviceNotMadeByMoveIsRefused() throws {
+        let setup = try Setup()
+        #expect {
+            try setup.check(setup.sandbox.source, device: "desk")
+        } throws: { error in
+            guard case JournalOriginError.foreignDevice(_, "van", "desk") = error else { return false }
+            return true
+        }
+        // The same journal on its own device, or once accepted, is fine.
+        try setup.check(setup.sandbox.source, device: "desk", acceptCopy: true)
+        try setup.check(setup.sandbox.source, device: "desk")
+        // A journal made by move carries another device's points by design.
+        #expect(try setup.sandbox.move().succeeded)
+        try setup.check(setup.sandbox.target, device: "desk")
+        #expect(try Journal(path: setup.sandbox.target).movedFrom()?.map(\.description) == [try Journal(path: setup.sandbox.source).id.description])
+    }
+
+    @Test func aPendingMoveIsRefusedWhatever() throws {
+        let setup = try Setup()
+        #expect(try setup.sandbox.move(fault: "move.after-copy:1").termination == .signaled(SIGKILL))
+        for accept in [false, true] {
+            #expect {
+                try setup.check(setup.sandbox.source, acceptCopy: accept)
+            } throws: { error in
+                guard case JournalOriginError.movePending = error else { return false }
+                return "\(error)".contains("overland journal move --to")
+            }
+        }
+    }
+
+    @Test func aDamagedRegistryOnlyForgets() throws {
+        let setup = try Setup()
+        try FileManager.default.createDirectory(atPath: setup.sandbox.directory.appending("state/overland"), withIntermediateDirectories: true)
+        try Data("{not json".utf8).write(to: URL(fileURLWithPath: setup.registry))
+        try setup.check(setup.sandbox.source)
+        let text = try String(contentsOfFile: setup.registry, encoding: .utf8)
+        #expect(text.contains(try Journal(path: setup.sandbox.source).id.description))
+        #expect(text.contains(FileManager.default.resolvingSymlinks(setup.sandbox.source)))
+        var info = stat()
+        #expect(lstat(setup.registry, &info) == 0 && info.st_mode & 0o777 == 0o600)
+    }
+
+    @Test func segmentFilesCopiedIntoAnotherJournalAreNeverSent() throws {
+        // Copying segment files by hand between journals does nothing: every member carries
+        // its journal's id, so the other journal's readers skip them as damage.
+        let setup = try Setup()
+        #expect(try setup.sandbox.move().succeeded)
+        let other = setup.sandbox.directory.appending("other")
+        try MoveRecords.makeSource(at: other, sealed: 1, perSegment: 3, active: 0, cursor: 0)
+        let segment = try FileManager.default.contentsOfDirectory(atPath: other + "/segments").sorted()[0]
+        try FileManager.default.copyItem(atPath: other + "/segments/" + segment,
+                                         toPath: setup.sandbox.target + "/segments/00000000000000009000.jsonl.gz")
+        let view = try #require(try JournalView.read(setup.sandbox.target))
+        #expect(view.records.count == 15) // the moved records alone
+        #expect(!view.issues.isEmpty)
+        let verify = try setup.sandbox.overland(["journal", "verify", "--journal", setup.sandbox.target])
+        #expect(verify.exitStatus == 65 && verify.stderrText.contains("another journal"), "\(verify)")
+    }
+}
+
+extension FileManager {
+    func resolvingSymlinks(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(decoding: UnsafeRawBufferPointer(start: resolved, count: strlen(resolved)), as: UTF8.self)
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// System tools the portability tests use when the machine has them.
+enum SystemTool {
+    /// The absolute path of `name` on PATH (or in the sbin directories), or nil.
+    static func find(_ name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for directory in path.split(separator: ":").map(String.init) + ["/usr/sbin", "/sbin", "/usr/bin", "/bin"] {
+            let candidate = directory + "/" + name
+            if access(candidate, X_OK) == 0 { return candidate }
+        }
+        return nil
+    }
+
+    /// Runs a tool by name; nil when it is not installed.
+    static func run(_ name: String, _ arguments: [String], timeout: Duration = .seconds(60)) throws -> ToolResult? {
+        guard let executable = find(name) else { return nil }
+        return try ToolRunner(executable: executable).run(arguments, timeout: timeout)
+    }
+}
+
+/// A small file system mounted for one test (a tmpfs of a given size, or a FAT image
+/// through the fusefat driver), unmounted when the value goes away. `mount` returns nil
+/// where the machine does not allow it (not root, no such driver): tests then fall back.
+final class MountedFileSystem {
+    enum Kind { case tmpfs, fusefat }
+
+    let path: String
+    let kind: Kind
+    /// The image file behind a FAT mount.
+    let image: String?
+
+    private init(path: String, kind: Kind, image: String?) {
+        self.path = path
+        self.kind = kind
+        self.image = image
+    }
+
+    deinit { unmount() }
+
+    /// A tmpfs of `bytes` at `path` (created).
+    static func tmpfs(at path: String, bytes: Int) -> MountedFileSystem? {
+        guard getuid() == 0 else { return nil }
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        guard let result = try? SystemTool.run("mount", ["-t", "tmpfs", "-o", "size=\(bytes),mode=0700", "tmpfs", path]),
+              result.succeeded else { return nil }
+        return MountedFileSystem(path: path, kind: .tmpfs, image: nil)
+    }
+
+    /// A fresh FAT file system of `bytes` in `image`, mounted read-write at `path` through
+    /// fusefat (the kernel's vfat driver is often missing in containers; fusefat needs
+    /// /dev/fuse and the fusefat and dosfstools packages).
+    static func fat(image: String, at path: String, bytes: Int, format: Bool = true) -> MountedFileSystem? {
+        guard access("/dev/fuse", R_OK | W_OK) == 0, SystemTool.find("fusefat") != nil else { return nil }
+        if format {
+            guard truncate(image, bytes: bytes), let made = try? SystemTool.run("mkfs.vfat", [image]), made.succeeded else { return nil }
+        }
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        guard let result = try? SystemTool.run("fusefat", ["-o", "rw+", image, path]), result.succeeded else { return nil }
+        // fusefat answers from its own process: wait until the mount is there.
+        for _ in 0..<100 {
+            if isMountPoint(path) { return MountedFileSystem(path: path, kind: .fusefat, image: image) }
+            usleep(20_000)
+        }
+        return nil
+    }
+
+    /// Unmounts and mounts the same image again (data must have reached the image).
+    func remount() -> MountedFileSystem? {
+        guard kind == .fusefat, let image else { return nil }
+        unmount()
+        return Self.fat(image: image, at: path, bytes: 0, format: false)
+    }
+
+    /// Grows a tmpfs.
+    func resize(bytes: Int) -> Bool {
+        guard kind == .tmpfs else { return false }
+        return (try? SystemTool.run("mount", ["-o", "remount,size=\(bytes)", path]))??.succeeded ?? false
+    }
+
+    private var mounted = true
+
+    func unmount() {
+        guard mounted else { return }
+        mounted = false
+        switch kind {
+        case .tmpfs: _ = try? SystemTool.run("umount", [path])
+        case .fusefat:
+            if (try? SystemTool.run("fusermount", ["-u", path]))??.succeeded != true {
+                _ = try? SystemTool.run("umount", ["-l", path])
+            }
+            for _ in 0..<100 where Self.isMountPoint(path) { usleep(20_000) }
+        }
+    }
+
+    static func isMountPoint(_ path: String) -> Bool {
+        guard let mounts = try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8) else { return false }
+        let resolved = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? path
+        return mounts.split(separator: "\n").contains { $0.split(separator: " ").dropFirst().first.map(String.init) == resolved }
+    }
+
+    private static func truncate(_ path: String, bytes: Int) -> Bool {
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
+        return Glibc.truncate(path, off_t(bytes)) == 0
+    }
+}
+
+/// What FAT accepts, checked on every path under a journal: names of `0-9 a-z . - _`
+/// under 64 characters, no two names that differ only in case, regular files and
+/// directories only, no file of 4 GiB or more.
+func checkFATCompatible(_ root: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    let allowed = Set("0123456789abcdefghijklmnopqrstuvwxyz.-_".utf8)
+    func visit(_ path: String) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        #expect(Set(names.map { $0.lowercased() }).count == names.count, "\(path): names that differ only in case",
+                sourceLocation: sourceLocation)
+        for name in names {
+            let child = path + "/" + name
+            #expect(name.utf8.allSatisfy(allowed.contains) && name.utf8.count < 64 && !name.hasSuffix("."),
+                    "\(child): a name FAT may refuse or change", sourceLocation: sourceLocation)
+            var info = stat()
+            guard lstat(child, &info) == 0 else { continue }
+            switch info.st_mode & S_IFMT {
+            case S_IFDIR: visit(child)
+            case S_IFREG:
+                #expect(info.st_size < 1 << 32, "\(child): too large for FAT", sourceLocation: sourceLocation)
+            default:
+                Issue.record("\(child): neither a file nor a directory (FAT holds no links)", sourceLocation: sourceLocation)
+            }
+        }
+    }
+    visit(root)
+}
