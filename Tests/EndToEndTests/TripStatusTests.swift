@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `overland trip` and `overland status`, driven as a user would, with `overland-log`
+/// appending at the same time.
+@Suite(.serialized) struct TripStatusTests {
+    /// Every record of the journal, parsed.
+    static func records(_ sandbox: LogSandbox) throws -> [[String: Any]] {
+        let zcat = ToolRunner(executable: "/bin/sh")
+        let result = try zcat.run(["-c", "cat \"$0\"/segments/*.jsonl.gz | gzip -dc", sandbox.journal])
+        #expect(result.exitStatus == 0, "\(result)")
+        return try result.stdoutLines.map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+    }
+
+    static func properties(_ record: [String: Any]) -> [String: Any] { record["properties"] as? [String: Any] ?? [:] }
+
+    @Test func aTripStartedAndStoppedWhileTheLoggerAppends() throws {
+        let sandbox = try LogSandbox()
+        let epochs = try LogSamples.driveEpochs()
+        let logger = try sandbox.logger.start(["--journal", sandbox.journal, "--commit-interval", "0.2"], stdin: true)
+        defer { logger.kill() }
+        func feed(_ range: Range<Int>) {
+            logger.writeInput(Array(epochs[range].joined().utf8))
+        }
+        func waitForPoints(_ count: Int) throws {
+            let deadline = ContinuousClock.now + .seconds(20)
+            while ContinuousClock.now < deadline {
+                let stats = try sandbox.overland.run(["journal", "stats", "--journal", sandbox.journal, "--json"])
+                if let object = try? JSONSerialization.jsonObject(with: Data(stats.stdout)) as? [String: Any],
+                   (object["records"] as? Int ?? 0) >= count { return }
+                usleep(100_000)
+            }
+            Issue.record("the logger did not commit \(count) records in time")
+        }
+        // An epoch becomes a point when the next one begins: 100 epochs give 99 points.
+        feed(0..<100)
+        try waitForPoints(99)
+
+        let start = try sandbox.overland.run(["trip", "start", "--journal", sandbox.journal, "--mode", "bicycle"])
+        #expect(start.exitStatus == 0, "\(start)")
+        #expect(start.stdoutText.hasPrefix("bicycle trip started at "))
+        // The logger looks at the trip file at most every 2 s.
+        usleep(2_600_000)
+        feed(100..<400)
+        try waitForPoints(399)
+        let running = try sandbox.overland.run(["trip", "--journal", sandbox.journal, "--json"])
+        let trip = try #require(try JSONSerialization.jsonObject(with: Data(running.stdout)) as? [String: Any], "\(running)")
+        #expect(trip["mode"] as? String == "bicycle")
+        #expect((trip["points"] as? Int ?? 0) >= 250, "\(trip)")
+        #expect((trip["distance"] as? Int ?? 0) > 1000, "300 s at highway speed: \(trip)")
+
+        let stop = try sandbox.overland.run(["trip", "stop", "--journal", sandbox.journal])
+        #expect(stop.exitStatus == 0, "\(stop)")
+        usleep(2_600_000)
+        feed(400..<500)
+        try waitForPoints(500)
+        logger.closeInput()
+        let result = logger.wait()
+        #expect(result.exitStatus == 0, "\(result)")
+
+        let records = try Self.records(sandbox)
+        #expect(records.count == 501, "500 points and one trip record")
+        let tripID = try #require(Self.properties(records.first { Self.properties($0)["trip_id"] != nil } ?? [:])["trip_id"] as? String)
+        let tripRecords = records.filter { Self.properties($0)["type"] as? String == "trip" }
+        #expect(tripRecords.count == 1)
+        let tripRecord = try #require(tripRecords.first)
+        let properties = Self.properties(tripRecord)
+        #expect(properties["mode"] as? String == "bicycle")
+        #expect(properties["start"] as? String == tripID)
+        #expect(properties["stopped_automatically"] as? Bool == false)
+        #expect((properties["distance"] as? Int ?? 0) > 1000)
+        #expect(Self.properties(properties["start_location"] as? [String: Any] ?? [:])["trip_id"] as? String == tripID)
+        #expect(tripRecord["geometry"] is [String: Any], "a trip record has the last position as geometry")
+        // Points before the start and after the stop carry no trip_id; those between do.
+        let stamped = records.map { Self.properties($0)["trip_id"] as? String }
+        #expect(stamped.prefix(99).allSatisfy { $0 == nil })
+        #expect(stamped.suffix(50).allSatisfy { $0 == nil })
+        #expect(stamped.filter { $0 == tripID }.count >= 250)
+        let verify = try sandbox.overland.run(["journal", "verify", "--journal", sandbox.journal])
+        #expect(verify.exitStatus == 0, "\(verify)")
+        let after = try sandbox.overland.run(["trip", "--journal", sandbox.journal])
+        #expect(after.stdoutText == "no trip\n")
+    }
+
+    @Test func tripErrorsAndTheRememberedMode() throws {
+        let sandbox = try LogSandbox()
+        let stopNone = try sandbox.overland.run(["trip", "stop", "--journal", sandbox.journal])
+        #expect(stopNone.exitStatus != 0 && stopNone.stderrLines.count == 1, "\(stopNone)")
+        let badMode = try sandbox.overland.run(["trip", "start", "--journal", sandbox.journal, "--mode", "hovercraft"])
+        #expect(badMode.exitStatus == 64 && badMode.stderrText.contains("scooter"), "allowed modes named: \(badMode)")
+        #expect(try sandbox.overland.run(["trip", "start", "--journal", sandbox.journal, "--mode", "boat"]).exitStatus == 0)
+        let twice = try sandbox.overland.run(["trip", "start", "--journal", sandbox.journal])
+        #expect(twice.exitStatus == 64 && twice.stderrText.contains("already running"), "\(twice)")
+        #expect(try sandbox.overland.run(["trip", "stop", "--journal", sandbox.journal]).exitStatus == 0)
+        // The last mode used is the default next time, as in the app.
+        let again = try sandbox.overland.run(["trip", "start", "--journal", sandbox.journal])
+        #expect(again.stdoutText.hasPrefix("boat trip started"), "\(again)")
+        let mode = try sandbox.overland.run(["config", "get", "trip_mode"])
+        #expect(mode.stdoutText == "boat\n", "\(mode)")
+        for arguments in [["trip", "--help"], ["trip", "start", "--help"], ["trip", "stop", "--help"], ["status", "--help"]] {
+            #expect(try sandbox.overland.run(arguments).exitStatus == 0)
+        }
+    }
+
+    @Test func statusShowsTheLastPointAndTheQueue() throws {
+        let sandbox = try LogSandbox()
+        #expect(try sandbox.logger.run(["--journal", sandbox.journal, LogSamples.drive]).exitStatus == 0)
+        try sandbox.writeSettings(#"{"endpoint": "https://example.com/overland", "token": "a-secret-token-4242"}"#)
+        let text = try sandbox.overland.run(["status", "--journal", sandbox.journal])
+        #expect(text.exitStatus == 0, "\(text)")
+        #expect(text.stdoutText.contains("queued      5597 points"), "\(text.stdoutText)")
+        #expect(text.stdoutText.contains("45.3441567, -79.1601767"), "the drive's last position: \(text.stdoutText)")
+        #expect(text.stdoutText.contains("last sent   never"))
+        #expect(!text.stdoutText.contains("a-secret-token-4242") && text.stdoutText.contains("4242"), "token redacted")
+        let json = try sandbox.overland.run(["status", "--journal", sandbox.journal, "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout)) as? [String: Any], "\(json)")
+        #expect(object["queued"] as? Int == 5597)
+        #expect(Self.properties(object["last"] as? [String: Any] ?? [:])["timestamp"] as? String == "2020-02-14T19:44:11Z")
+        #expect(object["trip"] is NSNull)
+        #expect(!json.stdoutText.contains("a-secret-token-4242"))
+        let missing = try sandbox.overland.run(["status", "--journal", sandbox.directory.appending("nowhere")])
+        #expect(missing.exitStatus == 66 && missing.stderrLines.count == 1, "\(missing)")
+    }
+}
