@@ -51,6 +51,11 @@ public final class JournalAppender {
             throw .io(operation: "cannot lock", path: journal.path + "/journal.lock", reason: "read-only journal", code: EROFS)
         }
         self.lock = lock
+        // On read-only media a writer would only learn so at its first commit (a live
+        // logger would then hold its points in memory for ever): refuse at once.
+        if access(journal.segmentsPath, W_OK) != 0 && errno == EROFS {
+            throw .io(operation: "cannot write to", path: journal.segmentsPath, reason: "read-only file system", code: EROFS)
+        }
         try lock.withLock(.exclusive) { () throws(JournalError) in try recover(all: true) }
     }
 
@@ -358,6 +363,14 @@ public final class JournalAppender {
             let range = member.offset..<(member.offset + member.header.memberSize)
             guard case .success(let payload) = bytes.withUnsafeBytes({ Member.decodePayload(UnsafeRawBufferPointer(rebasing: $0[range]), header: member.header) }) else {
                 damaged = true
+                continue
+            }
+            // A member that is already large (a bulk import commits 256 KiB at a time) is
+            // kept as it is: recompressing it would cost a deflate pass for a few bytes.
+            if payload.count >= policy.sealedMemberBytes / 2, member.header.endSequence <= limit {
+                flushChunk()
+                output += bytes[range]
+                total += member.header.recordCount
                 continue
             }
             var sequence = member.header.firstSequence
