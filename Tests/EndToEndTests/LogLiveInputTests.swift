@@ -55,8 +55,8 @@ struct LogLiveInputTests {
         }
         let elapsed = clock.now - started
         #expect(count >= 29, "\(count) points committed after \(elapsed)")
-        // About a second; the margin is for a loaded CI machine (the default interval is 5 s).
-        #expect(elapsed < .seconds(3), "committed within about the interval: \(elapsed)")
+        // About a second; the margin is for a loaded CI machine, below the default 5 s.
+        #expect(elapsed < .seconds(4.5), "committed within about the interval: \(elapsed)")
         #expect(child.isRunning, "the logger still runs: its input is open")
 
         fifo.write(epochs[30..<40].joined())
