@@ -37,7 +37,8 @@ final class IssuePrinter: @unchecked Sendable {
     var handler: JournalIssueHandler {
         { [self] issue in
             count += 1
-            Terminal.error("\(tool): \(issue)")
+            // One issue, one line, whatever the names in it hold.
+            Terminal.error("\(tool): \(issue)".replacing("\n", with: "?"))
         }
     }
 }

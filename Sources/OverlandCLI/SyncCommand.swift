@@ -154,7 +154,7 @@ public struct SyncCommand: AsyncParsableCommand {
                 onProgress: { progress in
                     Terminal.progress("\(path): \(progress.sentRecords) points sent, \(progress.backlog) waiting")
                 },
-                onSet: { set in applyServerSet(set) },
+                onSet: { set in applyServerSet(set, token: configuration.token) },
                 onIssue: printer.handler)
         }
         Terminal.clearProgress()
@@ -184,12 +184,15 @@ public struct SyncCommand: AsyncParsableCommand {
 
     /// A server's `set`: validated and saved to the settings file, with a warning for
     /// each key or value ignored.
-    private func applyServerSet(_ set: JSONValue) {
+    private func applyServerSet(_ set: JSONValue, token: String?) {
         do {
             var settings = try settingsOptions.loadFile()
             let outcome = OverlandSettings.applyServerSet(set, to: &settings)
             for warning in outcome.warnings {
-                Terminal.error("overland-sync: server set: \(warning)")
+                // A warning quotes the refused value, where a server may echo the token.
+                let text = "\(warning)"
+                let shown = token.flatMap { $0.count < 4 ? nil : text.replacing($0, with: "<redacted>") } ?? text
+                Terminal.error("overland-sync: server set: \(shown)")
             }
             if !outcome.changes.isEmpty {
                 try SettingsFile.save(settings, to: settingsOptions.path)

@@ -11,10 +11,24 @@ public enum Terminal {
     /// Writes one line to standard output.
     public static func line(_ text: String) { write(text + "\n", to: 1) }
 
-    /// Writes one line to standard error.
+    /// Writes one line to standard error, control characters shown as `?`.
     public static func error(_ text: String) {
         clearProgress()
-        write(text + "\n", to: 2)
+        write(printable(text) + "\n", to: 2)
+    }
+
+    /// `text` with control characters (but newline and tab) and bidirectional overrides as
+    /// `?`: messages quote names from journals that may come from an untrusted stick, and
+    /// such a name must not move, clear or recolour the terminal.
+    static func printable(_ text: String) -> String {
+        var result = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            let value = scalar.value
+            let unsafe = (value < 0x20 && value != 0x0A && value != 0x09) || (0x7F...0x9F).contains(value)
+                || (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
+            result.append(unsafe ? "?" : scalar)
+        }
+        return String(result)
     }
 
     /// True when standard error is a terminal (progress and colours make sense).

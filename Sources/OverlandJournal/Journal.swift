@@ -34,6 +34,11 @@ public final class Journal: @unchecked Sendable {
         default: throw .notAJournal(path: path, reason: "not a directory")
         }
         if FileSystem.kind(manifestPath) == .missing {
+            // Not absent but out of reach (a directory we may not search): say so.
+            var info = stat()
+            if lstat(manifestPath, &info) != 0 && errno != ENOENT && errno != ENOTDIR {
+                throw FileSystem.errnoError("cannot open", manifestPath)
+            }
             guard create else {
                 throw .notAJournal(path: path, reason: FileSystem.kind(path) == .missing ? "no such directory" : "no manifest.json")
             }

@@ -73,6 +73,11 @@ public final class SyncEngine: Sendable {
                 return SyncReport(outcome: .alreadyRunning, message: "another sync of this journal is running")
             }
             lock = acquired
+            // An interrupted `overland journal move` owns the segments it names until it is
+            // finished or aborted: sending them from here too would upload them twice.
+            if let intent = try journal.pendingMove() {
+                return SyncReport(outcome: .configurationError, message: "\(intent); finish it with 'overland journal move' (or --abort) first")
+            }
             if let bytes = try PrivateFile.contents(of: statePath, limit: 64 << 10) {
                 if let parsed = SyncState(parsing: bytes) {
                     state = parsed
@@ -84,7 +89,7 @@ public final class SyncEngine: Sendable {
                 state = SyncState()
             }
         } catch {
-            return SyncReport(outcome: .stateError, message: error.description)
+            return SyncReport(outcome: .stateError, message: "\(error)")
         }
         var report = await drain(state: &state, sendNow: sendNow, onProgress: onProgress, onSet: onSet, onIssue: onIssue)
         // Held until here: the lock covers the whole run, state file included.
@@ -193,7 +198,7 @@ public final class SyncEngine: Sendable {
                               redirectLocation: httpReply.header("Location"))
             report.lastStatus = reply.status
             state.lastStatus = reply.status
-            if let name = reply.geocodeFullName {
+            if let name = reply.geocodeFullName.map(hidingSecrets) {
                 report.geocode = name
                 state.geocode = name
             }
@@ -235,7 +240,10 @@ public final class SyncEngine: Sendable {
 
         // Nothing may read the journal for this run once it ends.
         if let upcoming { _ = await upcoming.value }
-        if let failure {
+        if var failure {
+            // Server text (an error, a redirect's Location) may echo the token: it is
+            // printed and kept in state/sync.json, so the token is taken out first.
+            failure.message = hidingSecrets(failure.message)
             report.outcome = failure.outcome
             report.message = failure.message
             if case .journalError = failure.outcome {} else {
@@ -256,6 +264,25 @@ public final class SyncEngine: Sendable {
         }
         report.backlog = (try? journal.backlog()) ?? 0
         return report
+    }
+
+    /// `text` with the token (as is, percent-encoded, and as OwnTracks' Basic credentials)
+    /// replaced by `<redacted>`. (A token of a few characters cannot be hidden without
+    /// garbling every message: it is left.)
+    private func hidingSecrets(_ text: String) -> String {
+        guard let token = configuration.effectiveToken, token.count >= 4 else { return text }
+        let basic = String(OwnTracksCredentials(token: token).authorizationHeader.dropFirst("Basic ".count))
+        let whole = SyncRequest(url: text, headers: [], body: []).redacted(secret: token).url.replacing(basic, with: "<redacted>")
+        // Server text is cut short with "…", maybe inside the token: hide what is left of it.
+        var parts = whole.components(separatedBy: "…")
+        for index in parts.indices.dropLast() {
+            for secret in [token, basic] {
+                let longest = stride(from: min(secret.count, parts[index].count), through: 3, by: -1)
+                    .first { parts[index].hasSuffix(secret.prefix($0)) }
+                if let longest { parts[index] = String(parts[index].dropLast(longest)) + "<redacted>" }
+            }
+        }
+        return parts.joined(separator: "…")
     }
 
     /// Why a run must not send now, or nil when it may.
