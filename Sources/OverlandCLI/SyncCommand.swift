@@ -158,7 +158,11 @@ public struct SyncCommand: AsyncParsableCommand {
                 onIssue: printer.handler)
         }
         Terminal.clearProgress()
-        if let warning = JournalOrigin.record(journal: journal) { Terminal.error("overland-sync: \(path): \(warning)") }
+        // Only a run that sent something marks where this journal is synced from: a run with
+        // nothing to send (most cron runs) writes nothing more.
+        if report.sentRecords > 0, let warning = JournalOrigin.record(journal: journal) {
+            Terminal.error("overland-sync: \(path): \(warning)")
+        }
         return describe(report, journal: path, endpoint: configuration.endpoint)
     }
 
