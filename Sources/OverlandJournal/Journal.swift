@@ -42,9 +42,11 @@ public final class Journal: @unchecked Sendable {
             guard create else {
                 throw .notAJournal(path: path, reason: FileSystem.kind(path) == .missing ? "no such directory" : "no manifest.json")
             }
-            // Never adopt a directory that holds other things (a mistyped --journal ~).
+            // Never adopt a directory that holds other things (a mistyped --journal ~). What a
+            // creator at the same moment writes (the manifest included) is no such thing.
+            let journalFiles: Set<String> = ["journal.lock", "segments", "manifest.json"]
             if FileSystem.kind(path) != .missing, let entries = try? FileSystem.listDirectory(path),
-               entries.contains(where: { $0 != "journal.lock" && $0 != "segments" && !$0.hasPrefix(".tmp-") }) {
+               entries.contains(where: { !journalFiles.contains($0) && !$0.hasPrefix(".tmp-") }) {
                 throw .notAJournal(path: path, reason: "the directory is not empty and holds no journal; name a new or empty directory")
             }
             try FileSystem.makeDirectories(path)

@@ -10,9 +10,17 @@ import Musl
 ///
 /// Opening an appender recovers the journal: it cuts a torn tail off the newest segment,
 /// seals older segments left unsealed, and sets damaged ones aside.
+///
+/// A bulk writer (an import of old captures) may use `commitInBackground()`, which
+/// compresses, writes and fsyncs on a second thread while the caller goes on encoding.
 public final class JournalAppender {
     public let journal: Journal
-    public var policy: JournalPolicy
+    /// Changing the policy waits for a background commit first: that thread reads it.
+    public var policy: JournalPolicy {
+        get { currentPolicy }
+        set { finishBackgroundCommit(); currentPolicy = newValue }
+    }
+    private var currentPolicy: JournalPolicy
     static let maxMemberPayload = 256 << 10
     private let onIssue: JournalIssueHandler?
     private let lock: FileLock
@@ -21,31 +29,67 @@ public final class JournalAppender {
         var name: SegmentName
         var fileSize: Int
         var payloadBytes: Int
+        var recordCount: Int
+        /// True while every member holds at least half a sealed member's worth of records:
+        /// sealing then has nothing to recompress and appends the seal in place.
+        var membersAreLarge: Bool
         var createdAt: Int64
         /// A seal renames a new file over the name: the inode tells it from the file this
         /// appender wrote even when the sizes happen to match.
         var inode: UInt64
     }
 
-    /// The newest segment, while it is unsealed and trusted.
+    /// The newest segment, while it is unsealed and trusted: every member in it was
+    /// written by this appender or checked by its recovery.
     private var active: Active?
     /// One past the newest record as last seen under the lock.
     private var endSequence: UInt64 = 0
     /// Set after a failed write: the next commit starts a new segment.
     private var distrustActive = false
 
-    private var pending: [UInt8] = []
-    private var pendingLineEnds: [Int] = []
-    private var pendingSince: Double?
+    /// Newline-terminated records waiting for a commit.
+    private struct Batch {
+        var bytes: [UInt8] = []
+        var lineEnds: [Int] = []
+        var since: Double?
 
-    /// Records waiting for a commit.
-    public var pendingRecords: Int { pendingLineEnds.count }
+        mutating func removeAll() {
+            bytes.removeAll(keepingCapacity: true)
+            lineEnds.removeAll(keepingCapacity: true)
+            since = nil
+        }
+
+        /// Puts `earlier`'s records in front of these.
+        mutating func prepend(_ earlier: Batch) {
+            lineEnds = earlier.lineEnds + lineEnds.map { $0 + earlier.bytes.count }
+            bytes = earlier.bytes + bytes
+            since = earlier.since ?? since
+        }
+    }
+
+    private var pending = Batch()
+
+    /// A commit running on its own thread, and what it is writing. While it runs, that
+    /// thread alone touches the segment state above (`active`, `endSequence`,
+    /// `distrustActive`); this one touches only `pending`.
+    private final class BackgroundCommit {
+        var batch: Batch
+        var failure: JournalError?
+        var thread: JoinableThread?
+        init(batch: Batch) { self.batch = batch }
+    }
+    private var background: BackgroundCommit?
+    /// A batch's storage, kept for the next background commit.
+    private var spare = Batch()
+
+    /// Records waiting for a commit (not counting those of a background commit).
+    public var pendingRecords: Int { pending.lineEnds.count }
     /// Bytes of records waiting for a commit.
-    public var pendingBytes: Int { pending.count }
+    public var pendingBytes: Int { pending.bytes.count }
 
     public init(journal: Journal, policy: JournalPolicy = JournalPolicy(), onIssue: JournalIssueHandler? = nil) throws(JournalError) {
         self.journal = journal
-        self.policy = policy
+        self.currentPolicy = policy
         self.onIssue = onIssue
         guard let lock = journal.lock else {
             throw .io(operation: "cannot lock", path: journal.path + "/journal.lock", reason: "read-only journal", code: EROFS)
@@ -59,54 +103,88 @@ public final class JournalAppender {
         try lock.withLock(.exclusive) { () throws(JournalError) in try recover(all: true) }
     }
 
+    deinit {
+        // Never leave a thread writing to a journal nobody holds.
+        finishBackgroundCommit()
+    }
+
     // MARK: - Appending
 
-    /// Buffers one record: a JSON object on one line, without the newline.
-    public func append(_ line: some Collection<UInt8>, now: Double = monotonicSeconds()) throws(JournalError) {
-        let start = pending.count
-        pending.append(contentsOf: line)
-        let problem = pending.withUnsafeBytes { RecordLine.problem(with: UnsafeRawBufferPointer(rebasing: $0[start...])) }
+    /// Buffers one record: a JSON object on one line, without the newline. `checkJSON`
+    /// false skips the JSON check (not the size and newline checks) for records written by
+    /// this package's own encoders, whose output their tests prove valid.
+    public func append(_ line: some Collection<UInt8>, checkJSON: Bool = true, now: Double = monotonicSeconds()) throws(JournalError) {
+        let start = pending.bytes.count
+        pending.bytes.append(contentsOf: line)
+        let problem = pending.bytes.withUnsafeBytes {
+            RecordLine.problem(with: UnsafeRawBufferPointer(rebasing: $0[start...]), checkJSON: checkJSON)
+        }
         if let problem {
-            pending.removeSubrange(start...)
+            pending.bytes.removeSubrange(start...)
             throw .invalidRecord(reason: problem)
         }
-        pending.append(UInt8(ascii: "\n"))
-        pendingLineEnds.append(pending.count)
-        if pendingSince == nil { pendingSince = now }
+        pending.bytes.append(UInt8(ascii: "\n"))
+        pending.lineEnds.append(pending.bytes.count)
+        if pending.since == nil { pending.since = now }
     }
 
     /// True when the policy says the waiting records should be committed now.
     public func commitIsDue(now: Double = monotonicSeconds()) -> Bool {
-        guard let since = pendingSince else { return false }
-        return pending.count >= policy.commitBytes || now - since >= policy.commitInterval
+        guard let since = pending.since else { return false }
+        return pending.bytes.count >= currentPolicy.commitBytes || now - since >= currentPolicy.commitInterval
     }
 
     /// Seconds until a commit is due (nil when nothing waits).
     public func secondsUntilCommit(now: Double = monotonicSeconds()) -> Double? {
-        guard let since = pendingSince else { return nil }
-        return max(0, since + policy.commitInterval - now)
+        guard let since = pending.since else { return nil }
+        return max(0, since + currentPolicy.commitInterval - now)
     }
 
-    /// Writes and fsyncs the waiting records. On success they are durable and readable; on
-    /// failure they stay waiting, and the next commit writes them to a new segment (a
-    /// failed fsync is never retried on the same file).
+    /// Writes and fsyncs the waiting records (after waiting for a background commit, whose
+    /// records it writes again if that one failed). On success they are durable and
+    /// readable; on failure they stay waiting, and the next commit writes them to a new
+    /// segment (a failed fsync is never retried on the same file).
     @discardableResult
     public func commit(wallClock: Int64 = Journal.currentTime()) throws(JournalError) -> Int {
-        guard !pendingLineEnds.isEmpty else { return 0 }
-        let count = pendingLineEnds.count
-        try lock.withLock(.exclusive) { () throws(JournalError) in
-            try recover(all: false)
-            endSequence = max(endSequence, try journal.cursor())
-            if let current = active, rotationIsDue(current, wallClock: wallClock) {
-                try seal(current.name, cutAt: nil)
-                active = nil
-            }
-            try writePending(wallClock: wallClock)
-        }
-        pending.removeAll(keepingCapacity: true)
-        pendingLineEnds.removeAll(keepingCapacity: true)
-        pendingSince = nil
+        finishBackgroundCommit()
+        guard !pending.lineEnds.isEmpty else { return 0 }
+        let count = pending.lineEnds.count
+        try commitLocked(pending, wallClock: wallClock)
+        pending.removeAll()
         return count
+    }
+
+    /// Hands the waiting records to a thread that commits them, and returns at once: the
+    /// caller goes on appending while they are compressed, written and fsynced. They are
+    /// durable only once `finishBackgroundCommit()` (or any commit or seal) has returned
+    /// without a failure. Waits first for the previous background commit: if that one
+    /// failed, throws its failure and starts nothing (its records are waiting again).
+    public func commitInBackground(wallClock: Int64 = Journal.currentTime()) throws(JournalError) {
+        if let failure = finishBackgroundCommit() { throw failure }
+        guard !pending.lineEnds.isEmpty else { return }
+        let job = BackgroundCommit(batch: pending)
+        pending = spare
+        spare = Batch()
+        job.thread = JoinableThread { [self] in
+            do throws(JournalError) { try commitLocked(job.batch, wallClock: wallClock) } catch { job.failure = error }
+        }
+        background = job
+    }
+
+    /// Waits for the background commit, if one runs. Returns its failure, if it failed:
+    /// its records are then waiting again, ahead of those appended since.
+    @discardableResult
+    public func finishBackgroundCommit() -> JournalError? {
+        guard let job = background else { return nil }
+        job.thread?.join()
+        background = nil
+        if let failure = job.failure {
+            pending.prepend(job.batch)
+            return failure
+        }
+        spare = job.batch
+        spare.removeAll()
+        return nil
     }
 
     /// Commits, then seals the active segment if it is due by size or age.
@@ -122,7 +200,7 @@ public final class JournalAppender {
         try lock.withLock(.exclusive) { () throws(JournalError) in
             try recover(all: false)
             if let current = active {
-                try seal(current.name, cutAt: nil)
+                try seal(active: current)
                 active = nil
             }
         }
@@ -152,28 +230,46 @@ public final class JournalAppender {
         }
     }
 
+    /// A commit, under the lock: recovery, a seal when one is due, then the batch's members.
+    private func commitLocked(_ batch: Batch, wallClock: Int64) throws(JournalError) {
+        try lock.withLock(.exclusive) { () throws(JournalError) in
+            try recover(all: false)
+            endSequence = max(endSequence, try journal.cursor())
+            if let current = active, rotationIsDue(current, wallClock: wallClock) {
+                try seal(active: current)
+                active = nil
+            }
+            try write(batch, wallClock: wallClock)
+        }
+    }
+
     private func rotationIsDue(_ segment: Active, wallClock: Int64) -> Bool {
-        segment.payloadBytes >= policy.segmentMaxBytes
-            || wallClock - segment.createdAt >= policy.segmentMaxAge
+        segment.payloadBytes >= currentPolicy.segmentMaxBytes
+            || wallClock - segment.createdAt >= currentPolicy.segmentMaxAge
             || segment.createdAt - wallClock > 3600 // the clock went back a long way
     }
 
-    private func writePending(wallClock: Int64) throws(JournalError) {
+    /// Compresses `batch` into members and appends them to the active segment, or writes
+    /// them as a new segment.
+    private func write(_ batch: Batch, wallClock: Int64) throws(JournalError) {
         // Members stay well under the readers' limit, whatever the commit size.
-        let memberLimit = min(policy.commitBytes, Self.maxMemberPayload)
+        let memberLimit = min(currentPolicy.commitBytes, Self.maxMemberPayload)
+        let lineEnds = batch.lineEnds
         var members: [UInt8] = []
         var start = 0
         var first = endSequence
         var index = 0
-        while index < pendingLineEnds.count {
+        var allLarge = true
+        while index < lineEnds.count {
             var end = index
-            while end + 1 < pendingLineEnds.count && pendingLineEnds[end + 1] - start <= memberLimit { end += 1 }
-            let stop = pendingLineEnds[end]
+            while end + 1 < lineEnds.count && lineEnds[end + 1] - start <= memberLimit { end += 1 }
+            let stop = lineEnds[end]
             let recordCount = end - index + 1
-            members += pending.withUnsafeBytes {
+            if stop - start < currentPolicy.sealedMemberBytes / 2 { allLarge = false }
+            members += batch.bytes.withUnsafeBytes {
                 Member.encode(kind: .records, payload: UnsafeRawBufferPointer(rebasing: $0[start..<stop]), firstSequence: first,
                               recordCount: recordCount, journalID: journal.id,
-                              writtenAt: UInt32(truncatingIfNeeded: max(wallClock, 0)), level: policy.commitLevel)
+                              writtenAt: UInt32(truncatingIfNeeded: max(wallClock, 0)), level: currentPolicy.commitLevel)
             }
             first += UInt64(recordCount)
             start = stop
@@ -197,7 +293,9 @@ public final class JournalAppender {
                 throw error
             }
             current.fileSize += members.count
-            current.payloadBytes += pending.count
+            current.payloadBytes += batch.bytes.count
+            current.recordCount += lineEnds.count
+            current.membersAreLarge = current.membersAreLarge && allLarge
             active = current
         } else {
             let name = SegmentName(firstSequence: endSequence)
@@ -205,8 +303,8 @@ public final class JournalAppender {
             // A new segment appears whole or not at all: it is written beside, then renamed.
             try FileSystem.replaceAtomically(path, with: members, faultPrefix: "segment")
             distrustActive = false
-            active = Active(name: name, fileSize: members.count, payloadBytes: pending.count, createdAt: wallClock,
-                            inode: try Self.identity(of: path).inode)
+            active = Active(name: name, fileSize: members.count, payloadBytes: batch.bytes.count, recordCount: lineEnds.count,
+                            membersAreLarge: allLarge, createdAt: wallClock, inode: try Self.identity(of: path).inode)
         }
         endSequence = first
     }
@@ -242,11 +340,13 @@ public final class JournalAppender {
         // tail, cut below. Before an intact member, or before the seal, they are damage.
         var intactCount = 0
         var trailingFailure: String?
+        var smallMembers = 0
         for (index, member) in layout.members.enumerated() {
             let range = member.offset..<(member.offset + member.header.memberSize)
             switch bytes.withUnsafeBytes({ Member.decodePayload(UnsafeRawBufferPointer(rebasing: $0[range]), header: member.header) }) {
             case .success(let payload):
                 payloadBytes += payload.count
+                if payload.count < currentPolicy.sealedMemberBytes / 2 { smallMembers += 1 }
                 if trailingFailure != nil { damaged = true }
                 intactCount = index + 1
             case .failure(let damage):
@@ -274,7 +374,10 @@ public final class JournalAppender {
             if intactCount == 0 {
                 active = nil
             } else {
+                let intact = layout.members[..<intactCount]
                 active = Active(name: last, fileSize: validEnd, payloadBytes: payloadBytes,
+                                recordCount: intact.reduce(0) { $0 + $1.header.recordCount },
+                                membersAreLarge: smallMembers == 0,
                                 createdAt: Int64(layout.members[0].header.writtenAt),
                                 inode: try Self.identity(of: journal.segmentPath(last)).inode)
             }
@@ -335,15 +438,45 @@ public final class JournalAppender {
 
     // MARK: - Sealing
 
+    /// Seals the active segment, every member of which this appender wrote or checked. When
+    /// they are all large (a bulk import), a rewrite would copy them unchanged: the seal
+    /// member is appended in place instead, like a commit. Otherwise the segment is
+    /// rewritten, without checking each record again.
+    private func seal(active segment: Active) throws(JournalError) {
+        guard segment.membersAreLarge, !distrustActive else {
+            return try seal(segment.name, cutAt: nil, trusted: true)
+        }
+        let path = journal.segmentPath(segment.name)
+        let member = Member.encode(kind: .seal, payload: [], firstSequence: segment.name.firstSequence,
+                                   recordCount: segment.recordCount, journalID: journal.id,
+                                   writtenAt: UInt32(truncatingIfNeeded: max(Journal.currentTime(), 0)), level: currentPolicy.sealLevel)
+        let fd = try FileSystem.openForAppending(path)
+        defer { close(fd) }
+        do {
+            try FileSystem.writeAll(fd, member, path: path)
+            FaultPoint.reach("seal.after-write")
+            try FileSystem.sync(fd, path: path)
+        } catch {
+            // As after a failed commit: the file is not trusted again.
+            _ = ftruncate(fd, off_t(segment.fileSize))
+            distrustActive = true
+            active = nil
+            throw error
+        }
+    }
+
     /// Rewrites a segment as sealed: its intact records (those before `cutAt`, where a later
     /// segment takes over) in large members at the seal level, then a seal member. The
     /// original is replaced atomically; if it was damaged, a copy goes to `damaged/` first.
-    private func seal(_ name: SegmentName, cutAt: UInt64?) throws(JournalError) {
+    /// `trusted`: every member was written or checked by this appender, so large ones are
+    /// copied without inflating them and records are not checked again.
+    private func seal(_ name: SegmentName, cutAt: UInt64?, trusted: Bool = false) throws(JournalError) {
         let path = journal.segmentPath(name)
         let bytes = try journal.load(name)
         let layout = bytes.withUnsafeBytes { SegmentLayout(walking: $0, name: name, journalID: journal.id) }
         var damaged = layout.isDamaged
         let limit = cutAt ?? .max
+        let largeMember = currentPolicy.sealedMemberBytes / 2
 
         var output: [UInt8] = []
         var chunk: [UInt8] = []
@@ -354,23 +487,33 @@ public final class JournalAppender {
         func flushChunk() {
             guard chunkCount > 0 else { return }
             output += Member.encode(kind: .records, payload: chunk, firstSequence: chunkFirst, recordCount: chunkCount,
-                                    journalID: journal.id, writtenAt: writtenAt, level: policy.sealLevel)
+                                    journalID: journal.id, writtenAt: writtenAt, level: currentPolicy.sealLevel)
             total += chunkCount
             chunk.removeAll(keepingCapacity: true)
             chunkCount = 0
         }
+        func keep(_ member: SegmentLayout.Located, _ range: Range<Int>) {
+            flushChunk()
+            output += bytes[range]
+            total += member.header.recordCount
+        }
         for member in layout.members {
             let range = member.offset..<(member.offset + member.header.memberSize)
-            guard case .success(let payload) = bytes.withUnsafeBytes({ Member.decodePayload(UnsafeRawBufferPointer(rebasing: $0[range]), header: member.header) }) else {
+            // A member that is already large (a bulk import commits 256 KiB at a time) is
+            // kept as it is: recompressing it would cost a deflate pass for a few bytes.
+            if trusted, member.header.endSequence <= limit,
+               bytes.withUnsafeBytes({ Member.payloadSize(UnsafeRawBufferPointer(rebasing: $0[range])) }) >= largeMember {
+                keep(member, range)
+                continue
+            }
+            guard case .success(let payload) = bytes.withUnsafeBytes({
+                Member.decodePayload(UnsafeRawBufferPointer(rebasing: $0[range]), header: member.header, checkLines: !trusted)
+            }) else {
                 damaged = true
                 continue
             }
-            // A member that is already large (a bulk import commits 256 KiB at a time) is
-            // kept as it is: recompressing it would cost a deflate pass for a few bytes.
-            if payload.count >= policy.sealedMemberBytes / 2, member.header.endSequence <= limit {
-                flushChunk()
-                output += bytes[range]
-                total += member.header.recordCount
+            if payload.count >= largeMember, member.header.endSequence <= limit {
+                keep(member, range)
                 continue
             }
             var sequence = member.header.firstSequence
@@ -378,7 +521,7 @@ public final class JournalAppender {
             while lineStart < payload.count, sequence < limit {
                 let lineEnd = payload[lineStart...].firstIndex(of: UInt8(ascii: "\n"))! + 1
                 // A new member where the sequence jumps (a gap left by damage) or it is full.
-                if chunkCount > 0 && (chunkFirst + UInt64(chunkCount) != sequence || chunk.count + (lineEnd - lineStart) > min(policy.sealedMemberBytes, Self.maxMemberPayload * 2)) {
+                if chunkCount > 0 && (chunkFirst + UInt64(chunkCount) != sequence || chunk.count + (lineEnd - lineStart) > min(currentPolicy.sealedMemberBytes, Self.maxMemberPayload * 2)) {
                     flushChunk()
                 }
                 if chunkCount == 0 { chunkFirst = sequence }
@@ -401,7 +544,7 @@ public final class JournalAppender {
             return
         }
         output += Member.encode(kind: .seal, payload: [], firstSequence: name.firstSequence, recordCount: total,
-                                journalID: journal.id, writtenAt: writtenAt, level: policy.sealLevel)
+                                journalID: journal.id, writtenAt: writtenAt, level: currentPolicy.sealLevel)
         try FileSystem.replaceAtomically(path, with: output, faultPrefix: "seal")
     }
 }

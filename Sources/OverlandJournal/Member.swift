@@ -118,9 +118,16 @@ enum Member {
         ))
     }
 
+    /// The uncompressed size a whole member's trailer announces (ISIZE).
+    static func payloadSize(_ member: UnsafeRawBufferPointer) -> Int {
+        Int(member.loadUnaligned(fromByteOffset: member.count - 4, as: UInt32.self).littleEndian)
+    }
+
     /// Inflates a whole member (header included in `member`) and checks the CRC, the size,
-    /// the record count and every line. Returns the newline-terminated lines.
-    static func decodePayload(_ member: UnsafeRawBufferPointer, header: MemberHeader) -> Result<[UInt8], MemberDamage> {
+    /// the record count and, with `checkLines`, every line. Returns the newline-terminated
+    /// lines.
+    static func decodePayload(_ member: UnsafeRawBufferPointer, header: MemberHeader,
+                              checkLines: Bool = true) -> Result<[UInt8], MemberDamage> {
         guard member.count == header.memberSize else { return .failure(.truncated) }
         let trailer = UnsafeRawBufferPointer(rebasing: member[(member.count - trailerSize)...])
         let expectedCRC = trailer.loadUnaligned(fromByteOffset: 0, as: UInt32.self).littleEndian
@@ -142,7 +149,7 @@ enum Member {
         case .seal:
             return payload.isEmpty ? .success(payload) : .failure(.corrupt("seal member with data"))
         case .records:
-            if let reason = RecordLine.checkLines(payload, expectedCount: header.recordCount) {
+            if let reason = RecordLine.checkLines(payload, expectedCount: header.recordCount, checkJSON: checkLines) {
                 return .failure(.corrupt(reason))
             }
             return .success(payload)

@@ -9,16 +9,18 @@ public enum RecordLine {
     public static let maxBytes = 65_536
 
     /// Nil if `line` (without its newline) is an acceptable record, else the reason.
-    public static func problem(with line: UnsafeRawBufferPointer) -> String? {
+    /// `checkJSON` false checks only the size and the newline (for records this package
+    /// encoded itself).
+    public static func problem(with line: UnsafeRawBufferPointer, checkJSON: Bool = true) -> String? {
         if line.isEmpty { return "empty line" }
         if line.count > maxBytes { return "line of \(line.count) bytes, over the \(maxBytes)-byte limit" }
         if newline(in: line, from: 0) != nil { return "line contains a newline" }
-        if !JSONValidator.isValidObject(line) { return "line is not one JSON object" }
+        if checkJSON && !JSONValidator.isValidObject(line) { return "line is not one JSON object" }
         return nil
     }
 
     /// Checks newline-terminated lines: the count and each line. Nil when all is well.
-    static func checkLines(_ payload: [UInt8], expectedCount: Int) -> String? {
+    static func checkLines(_ payload: [UInt8], expectedCount: Int, checkJSON: Bool = true) -> String? {
         payload.withUnsafeBytes { buffer -> String? in
             guard buffer.last == UInt8(ascii: "\n") else { return "data does not end with a newline" }
             var start = 0
@@ -27,7 +29,7 @@ public enum RecordLine {
                 guard let end = newline(in: buffer, from: start) else { break }
                 count += 1
                 if count > expectedCount { return "more lines than the \(expectedCount) records announced" }
-                if let problem = problem(with: UnsafeRawBufferPointer(rebasing: buffer[start..<end])) {
+                if let problem = problem(with: UnsafeRawBufferPointer(rebasing: buffer[start..<end]), checkJSON: checkJSON) {
                     return "record \(count): \(problem)"
                 }
                 start = end + 1

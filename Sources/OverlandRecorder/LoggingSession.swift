@@ -99,7 +99,7 @@ public final class LoggingSession {
             buffer.withUnsafeBytes { source.push(UnsafeRawBufferPointer(rebasing: $0[0..<count]), into: &fixes) }
             record(&fixes)
             onProgress(input, total)
-            commitIfDue()
+            commitIfDue(inBackground: !input.isLive)
         }
         // The last reporting cycle is complete once the input ends or we are told to stop.
         source.finish(into: &fixes)
@@ -148,7 +148,7 @@ public final class LoggingSession {
 
     private func append(_ line: [UInt8]) {
         do {
-            try appender.append(line)
+            try appender.append(line, checkJSON: false)
             recordsAppended += 1
         } catch {
             // The encoders only write valid JSON; a refusal would be a bug, not input.
@@ -156,14 +156,28 @@ public final class LoggingSession {
         }
     }
 
-    private func commitIfDue() {
+    /// A file is read as fast as it can be: its commits due by size are compressed and
+    /// written on a second thread while this one decodes on. A live stream, and a commit
+    /// due by time (`--commit-interval 0` asks for one per point), commit here and now.
+    private func commitIfDue(inBackground: Bool = false) {
         guard appender.commitIsDue() else { return }
-        commit()
+        guard inBackground, appender.pendingBytes >= appender.policy.commitBytes else { commit(); return }
+        do {
+            try appender.commitInBackground()
+        } catch {
+            commitFailures += 1
+            onCommitFailure(error)
+        }
     }
 
     /// Commits what waits; a failure is reported and retried at the next commit.
     @discardableResult
     public func commit() -> Bool {
+        if let failure = appender.finishBackgroundCommit() {
+            // Its records wait again: the commit below writes them.
+            commitFailures += 1
+            onCommitFailure(failure)
+        }
         do {
             try appender.commit()
             return true

@@ -213,6 +213,33 @@ import Glibc
         Figures.record("crash: overland-log, named fault points", "kills at \(point) (every N)", crashes)
     }
 
+    /// A bulk import commits 256 KiB at a time on a second thread and seals each 4 MiB
+    /// segment in place: killed at the fault points that thread passes, the journal keeps a
+    /// prefix of the import, verifies, and the next run carries on after it.
+    @Test(arguments: [("append.after-write", 1), ("append.after-sync", 3), ("append.after-write", 9),
+                      ("seal.after-write", 1), ("segment.after-write", 2), ("segment.after-rename", 2)])
+    func bulkImportKilledOnItsCommitThread(point: String, nth: Int) throws {
+        let sandbox = try ReliabilitySandbox()
+        let epochs = 0..<16_000 // over 4 MiB of records: one sealed segment, then another
+        let input = try sandbox.file("bulk.nmea", SyntheticDrive.text(epochs))
+        let run = try sandbox.log.run(["--journal", sandbox.journal, "--device-id", "reliability", input],
+                                      environment: ["OVERLAND_FAULT_POINT": "\(point):\(nth)"])
+        #expect(run.termination == .signaled(SIGKILL), "\(point):\(nth): \(run)")
+        let verify = try sandbox.verify()
+        #expect(verify.succeeded, "\(point):\(nth): \(verify)")
+        let (records, issues) = try sandbox.records()
+        #expect(issues.allSatisfy { $0.kind != .damage }, "\(point):\(nth): \(issues)")
+        let survived = JournalInvariant.check(records, context: "\(point):\(nth)")
+        #expect(survived == Array(epochs.prefix(survived.count)), "\(point):\(nth): not a prefix of the import")
+        if point.hasPrefix("append") { #expect(!survived.isEmpty, "\(point):\(nth): earlier commits were lost") }
+        // The import again, from where it stopped: everything, once.
+        try sandbox.logEpochs(survived.count..<epochs.upperBound)
+        let after = JournalInvariant.check(try sandbox.records().records, context: "\(point):\(nth), after the rerun")
+        #expect(after == Array(epochs))
+        #expect(try sandbox.verify().succeeded)
+        Figures.record("crash: overland-log, named fault points", "kills of a bulk import on its commit thread", 1)
+    }
+
     /// `overland journal seal` killed between writing the sealed copy and renaming it, and
     /// after the rename: the old file or the new one, the same records, and the logger
     /// carries on.

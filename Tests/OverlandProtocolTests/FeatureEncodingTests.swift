@@ -135,3 +135,46 @@ import OverlandProtocol
         }
     }
 }
+
+/// The logger appends what these encoders write without validating it again (it is the
+/// hot path of an import): whatever the values, the output must be one valid JSON object.
+@Suite struct EncoderOutputIsAlwaysValidJSONTests {
+    static let doubles: [Double] = [0, -0.0, 1e-300, -1e-300, 1e300, -1e300, .nan, .infinity, -.infinity,
+                                    .greatestFiniteMagnitude, .leastNonzeroMagnitude, 0.1, -180, 180.0000001, 123_456_789.123456789]
+    static let integers: [Int] = [0, -1, 1, .max, .min, 4_000, -430]
+    static let timestamps: [Int64] = [0, -1, 1, .max, .min, 253_402_300_799, 253_402_300_800, -62_135_596_801]
+    static let strings: [String] = ["", "van", "\u{0}\u{1}\u{1F}\u{7F}", "\"\\/\n\r\t\u{8}\u{C}", "😀 网络 ünï", "\u{2028}\u{2029}\u{FEFF}"]
+
+    @Test func locationFeatures() {
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<3_000 {
+            func pick<T>(_ values: [T]) -> T { values[Int(generator.next() % UInt64(values.count))] }
+            let feature = LocationFeature(
+                longitude: pick(Self.doubles), latitude: pick(Self.doubles), timestamp: pick(Self.timestamps),
+                altitude: pick(Self.integers), speed: pick(Self.doubles), course: pick(Self.integers),
+                horizontalAccuracy: pick(Self.integers), verticalAccuracy: pick(Self.integers),
+                speedAccuracy: pick(Self.doubles), courseAccuracy: pick(Self.doubles),
+                motion: round % 2 == 0 ? Motion.allCases : [], batteryState: pick(BatteryState.allCases),
+                batteryLevel: pick(Self.doubles), wifi: pick(Self.strings), deviceID: pick(Self.strings),
+                uniqueID: round % 3 == 0 ? nil : pick(Self.strings), tripID: round % 5 == 0 ? nil : pick(Self.strings),
+                trackingStats: round % 4 == 0 ? TrackingStats(activity: pick(Self.strings), desiredAccuracy: pick(Self.integers)) : nil)
+            for options in [FeatureEncodingOptions.standard, .wayfinder] {
+                let line = feature.jsonLine(options: options)
+                #expect(JSONValidator.isValidObject(line), "\(String(decoding: line, as: UTF8.self))")
+            }
+        }
+    }
+
+    @Test func actionAndVisitRecords() {
+        for (index, text) in Self.strings.enumerated() {
+            let device = DeviceMetadata(deviceID: text, batteryState: .charging, batteryLevel: Self.doubles[index * 2 % Self.doubles.count], wifi: text)
+            let action = ActionRecord(action: text, timestamp: Self.timestamps[index % Self.timestamps.count], device: device)
+            #expect(JSONValidator.isValidObject(action.jsonLine()))
+            for value in Self.doubles {
+                let visit = VisitRecord(latitude: value, longitude: -value, arrival: Self.timestamps[index % Self.timestamps.count],
+                                        departure: index % 2 == 0 ? nil : .max, horizontalAccuracy: .min, device: device)
+                #expect(JSONValidator.isValidObject(visit.jsonLine()), "\(String(decoding: visit.jsonLine(), as: UTF8.self))")
+            }
+        }
+    }
+}
