@@ -3,7 +3,7 @@ import OverlandSettings
 extension SettingsOptions {
     /// Loads the settings file (the file alone: the environment must never be copied into
     /// it), lets `change` edit the settings and, when anything changed, saves the file
-    /// atomically. Returns the new settings and what changed, the token redacted.
+    /// atomically, all under the settings file's lock. Returns the new settings and what changed, the token redacted.
     ///
     /// A file that cannot be read or parsed stops everything before `change` runs, so it
     /// is never overwritten. A value `change` refuses is a usage error (64): it was typed
@@ -11,22 +11,18 @@ extension SettingsOptions {
     func update(
         _ change: (inout Settings) throws(SettingsError) -> Void
     ) throws -> (settings: Settings, changes: [SettingChange]) {
-        let old = try loadFile()
-        var settings = old
         do {
-            try change(&settings)
-        } catch {
-            throw error.usageFailure
-        }
-        let changes = settings.differences(from: old)
-        if !changes.isEmpty {
-            do {
-                try SettingsFile.save(settings, to: path)
-            } catch {
-                throw error.commandFailure
+            let (old, new) = try SettingsFile.update(path: path) { settings in
+                do throws(SettingsError) {
+                    try change(&settings)
+                } catch {
+                    throw error.usageFailure
+                }
             }
+            return (new, new.differences(from: old))
+        } catch let error as SettingsError {
+            throw error.commandFailure
         }
-        return (settings, changes)
     }
 }
 

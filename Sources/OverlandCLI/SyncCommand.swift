@@ -190,19 +190,18 @@ public struct SyncCommand: AsyncParsableCommand {
     /// each key or value ignored.
     private func applyServerSet(_ set: JSONValue, token: String?) {
         do {
-            var settings = try settingsOptions.loadFile()
-            let outcome = OverlandSettings.applyServerSet(set, to: &settings)
+            var outcome = SetOutcome()
+            _ = try SettingsFile.update(path: settingsOptions.path) { settings in
+                outcome = OverlandSettings.applyServerSet(set, to: &settings)
+            }
             for warning in outcome.warnings {
                 // A warning quotes the refused value, where a server may echo the token.
                 let text = "\(warning)"
                 let shown = token.flatMap { $0.count < 4 ? nil : text.replacing($0, with: "<redacted>") } ?? text
                 Terminal.error("overland-sync: server set: \(shown)")
             }
-            if !outcome.changes.isEmpty {
-                try SettingsFile.save(settings, to: settingsOptions.path)
-                if verbose {
-                    for change in outcome.changes { Terminal.error("overland-sync: server set \(change)") }
-                }
+            if verbose {
+                for change in outcome.changes { Terminal.error("overland-sync: server set \(change)") }
             }
             if outcome.sendingTurnedOff {
                 Terminal.error("overland-sync: the server turned sending off (send_interval off): nothing will be sent until you run 'overland config set send_interval 5m' (or another interval)")

@@ -81,7 +81,7 @@ public struct TripCommand: ParsableCommand {
 
         func run() throws {
             try reportingFailures("overland trip start") {
-                var settings = try journalOptions.settings()
+                let settings = try journalOptions.settings()
                 let journal = try Journal(path: journalOptions.path(with: settings), create: true,
                                           deviceID: DeviceIdentity.resolve(flag: nil, settings: settings))
                 if let running = try Trip.active(in: journal) {
@@ -92,9 +92,11 @@ public struct TripCommand: ParsableCommand {
                 try trip.save(in: journal)
                 // The mode becomes the default for the next trip, as in the app.
                 if let chosen = TripMode(rawValue: mode), chosen != settings.tripMode {
-                    settings = try journalOptions.settingsOptions.loadFile()
-                    settings.tripMode = chosen
-                    try SettingsFile.save(settings, to: journalOptions.settingsOptions.path)
+                    do {
+                        _ = try SettingsFile.update(path: journalOptions.settingsOptions.path) { $0.tripMode = chosen }
+                    } catch let error as SettingsError {
+                        throw error.commandFailure
+                    }
                 }
                 Terminal.line("\(mode) trip started at \(trip.id)")
             }

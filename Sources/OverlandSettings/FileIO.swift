@@ -46,6 +46,17 @@ enum FileIO {
         }
     }
 
+    /// Runs `body` holding an exclusive `flock` on the file at `path` (created, mode 0600).
+    static func withExclusiveLock<T>(_ path: String, _ body: () throws -> T) throws -> T {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        if fd < 0 { throw failure("cannot open", path) }
+        defer { close(fd) }
+        while flock(fd, LOCK_EX) != 0 {
+            if errno != EINTR { throw failure("cannot lock", path) }
+        }
+        return try body()
+    }
+
     /// Replaces the file at `path` with `bytes`, mode 0600: temporary file in the same
     /// directory, fsync, rename, directory fsync. After a crash the file holds the old or
     /// the new settings, never a mix.

@@ -241,6 +241,23 @@ public enum SettingsFile {
         try FileIO.makeDirectories(FileIO.directory(of: target))
         try FileIO.replace(target, with: encode(settings))
     }
+
+    /// Loads the file, lets `change` edit the settings and saves them if they changed, all
+    /// under an exclusive lock on `PATH.lock` beside the file: a `config set` and a sync
+    /// saving a server's `set` at the same moment both land, one after the other. Returns
+    /// the settings before and after. `change` may throw anything; it is rethrown, and
+    /// nothing is saved.
+    public static func update(path: String, _ change: (inout Settings) throws -> Void) throws -> (old: Settings, new: Settings) {
+        let target = try FileIO.followingSymlinks(path)
+        try FileIO.makeDirectories(FileIO.directory(of: target))
+        return try FileIO.withExclusiveLock(target + ".lock") { () throws -> (old: Settings, new: Settings) in
+            let old = try load(path: target)
+            var new = old
+            try change(&new)
+            if new != old { try FileIO.replace(target, with: encode(new)) }
+            return (old, new)
+        }
+    }
 }
 
 /// Pretty-printed JSON: one member per line, members in the order written.

@@ -129,7 +129,8 @@ import Glibc
         let object = try #require(try JSONSerialization.jsonObject(with: Data(sandbox.fileBytes() ?? [])) as? [String: Any])
         #expect((object["main"] as? [String: Any])?["batch_size"] as? Int == 1000)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: sandbox.directory.appending("config/overland"))
-        #expect(leftovers == ["settings.json"], "no temporary file left behind")
+        #expect(leftovers.sorted() == ["settings.json", "settings.json.lock"], "no temporary file left behind")
+        #expect(sandbox.mode(sandbox.settingsPath + ".lock") == 0o600)
     }
 
     @Test func configFlagAndVariableChooseTheFile() throws {

@@ -304,3 +304,43 @@ struct SettingsFileTests {
     }
 }
 
+
+/// `SettingsFile.update` loads, edits and saves under the file's lock: two writers at once
+/// (a `config set` and a sync saving a server's `set`) never lose each other's change.
+@Suite struct SettingsFileUpdateTests {
+    @Test func concurrentUpdatesLoseNothing() throws {
+        let directory = try TestDirectory()
+        let path = directory.path + "/config/overland/settings.json"
+        let rounds = 60
+        // Each update depends on what the last one saved: a lost update shows as a short value.
+        DispatchQueue.concurrentPerform(iterations: 2) { writer in
+            for _ in 0..<rounds {
+                _ = try? SettingsFile.update(path: path) { settings in
+                    if writer == 0 {
+                        settings.token = (settings.token ?? "") + "t"
+                    } else {
+                        settings.journal = (settings.journal ?? "/j") + "j"
+                    }
+                }
+            }
+        }
+        let settings = try SettingsFile.load(path: path)
+        #expect(settings.token?.count == rounds)
+        #expect(settings.journal?.count == 2 + rounds)
+        #expect(mode(of: path + ".lock") == 0o600)
+    }
+
+    @Test func aRefusedChangeSavesNothing() throws {
+        let directory = try TestDirectory()
+        let path = directory.path + "/settings.json"
+        try SettingsFile.save(SettingsFileTests.sample(), to: path)
+        let before = try directory.read("settings.json")
+        #expect(throws: TestFailure.self) {
+            _ = try SettingsFile.update(path: path) { settings in
+                settings.deviceID = "changed"
+                throw TestFailure("refused")
+            }
+        }
+        #expect(try directory.read("settings.json") == before)
+    }
+}
