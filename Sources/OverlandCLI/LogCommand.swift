@@ -160,8 +160,10 @@ public struct LogCommand: ParsableCommand {
             do {
                 guard let trip = try Trip.active(in: journal) else { return }
                 let record = try TripStopper.record(for: trip, in: journal, settings: settings, stoppedAutomatically: true)
-                try appender.append(record.line)
-                try appender.commit()
+                if !record.isAlreadyWritten {
+                    try appender.append(record.line)
+                    try appender.commit()
+                }
                 try Trip.clear(in: journal)
                 if let configuration = session.onReload() { session.recorder.configuration = configuration }
             } catch {

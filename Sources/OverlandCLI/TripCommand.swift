@@ -116,10 +116,13 @@ public struct TripCommand: ParsableCommand {
                     throw CommandFailure("no trip is running", status: .usage)
                 }
                 let record = try TripStopper.record(for: trip, in: journal, settings: settings, stoppedAutomatically: false)
-                let printer = IssuePrinter(tool: "overland trip stop")
-                let appender = try JournalAppender(journal: journal, onIssue: printer.handler)
-                try appender.append(record.line)
-                try appender.commit()
+                if !record.isAlreadyWritten {
+                    let printer = IssuePrinter(tool: "overland trip stop")
+                    let appender = try JournalAppender(journal: journal, onIssue: printer.handler)
+                    try appender.append(record.line)
+                    try appender.commit()
+                    FaultPoint.reach("trip.after-record")
+                }
                 try Trip.clear(in: journal)
                 Terminal.line("\(trip.mode) trip stopped: \(Format.duration(record.summary.duration)), "
                               + "\(Format.distance(record.summary.distance)), \(record.summary.points) points")
@@ -133,6 +136,8 @@ enum TripStopper {
     struct Result {
         var line: [UInt8]
         var summary: (duration: Int64, distance: Double, points: Int)
+        /// The journal holds the trip's record already (a stop crashed before clearing the trip).
+        var isAlreadyWritten: Bool
     }
 
     static func record(for trip: Trip, in journal: Journal, settings: Settings, stoppedAutomatically: Bool) throws -> Result {
@@ -154,7 +159,8 @@ enum TripStopper {
             device: DeviceMetadata(deviceID: DeviceIdentity.resolve(flag: nil, settings: settings),
                                    batteryState: device.batteryState, batteryLevel: device.batteryLevel, wifi: device.wifi)
         )
-        return Result(line: record.jsonLine(), summary: (end - trip.start, summary.distance, summary.points))
+        return Result(line: record.jsonLine(), summary: (end - trip.start, summary.distance, summary.points),
+                      isAlreadyWritten: summary.isRecorded)
     }
 }
 

@@ -13,7 +13,8 @@ import Musl
 /// `append.after-sync`, `seal.after-write` (the sealed copy is synced, not yet renamed),
 /// `seal.after-rename`, `cursor.after-write`, `cursor.after-rename` (before the directory
 /// sync), and `sync.after-reply` (overland-sync: the server acknowledged a batch, the
-/// cursor is not yet written).
+/// cursor is not yet written), `trip.after-record` (`overland trip stop`: the trip record is
+/// committed, the trip not yet cleared).
 public enum FaultPoint {
     private struct Armed: Sendable {
         let name: String

@@ -70,6 +70,9 @@ public struct TripSummary: Sendable, Equatable {
     public var startLocation: [UInt8]?
     public var latestLocation: [UInt8]?
     public var latest: LocationFeature?
+    /// The trip's own record is already in the journal: a stop wrote it and was cut short
+    /// (a crash) before it cleared the trip. Stopping again must only clear it.
+    public var isRecorded = false
 
     public static let accuracyLimit = 200
 
@@ -79,8 +82,15 @@ public struct TripSummary: Sendable, Equatable {
         var summary = TripSummary()
         let reader = try journal.records(from: trip.startSequence)
         let marker = Array(#""trip_id":""#.utf8) + Array(trip.id.utf8)
+        // A trip record (TripRecord.jsonLine) names the trip by its start, the trip's id.
+        let recordMarker = Array(#""properties":{"type":"trip","mode":"#.utf8)
+        let startMarker = Array(#""start":""#.utf8) + Array(trip.id.utf8) + [UInt8(ascii: "\"")]
         var previous: LocationFeature?
         while let record = try reader.next() {
+            if record.line.firstRange(of: recordMarker) != nil, record.line.firstRange(of: startMarker) != nil {
+                summary.isRecorded = true
+                continue
+            }
             // Most lines are not the trip's when it was started long after: a byte search
             // is cheaper than decoding.
             guard record.line.firstRange(of: marker) != nil,

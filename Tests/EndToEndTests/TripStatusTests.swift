@@ -108,6 +108,26 @@ import Glibc
         }
     }
 
+    /// `trip stop` killed after committing the trip record, before clearing the trip: the
+    /// trip still looks active, and stopping it again clears it without a second record.
+    @Test func aStopCutShortWritesOneRecord() throws {
+        let sandbox = try LogSandbox()
+        #expect(try sandbox.overland.run(["trip", "start", "--journal", sandbox.journal, "--mode", "car"]).exitStatus == 0)
+        let epochs = try LogSamples.driveEpochs()
+        let logged = try sandbox.log(["--journal", sandbox.journal], stdin: Array(epochs[0..<30].joined().utf8))
+        #expect(logged.succeeded, "\(logged)")
+        let crashed = try sandbox.overland.run(["trip", "stop", "--journal", sandbox.journal],
+                                               environment: ["OVERLAND_FAULT_POINT": "trip.after-record"])
+        #expect(crashed.termination == .signaled(SIGKILL), "\(crashed)")
+        let status = try sandbox.overland.run(["status", "--journal", sandbox.journal])
+        #expect(status.stdoutText.contains("car for "), "the trip is still running: \(status)")
+        let stopped = try sandbox.overland.run(["trip", "stop", "--journal", sandbox.journal])
+        #expect(stopped.succeeded, "\(stopped)")
+        let tripRecords = try Self.records(sandbox).filter { Self.properties($0)["type"] as? String == "trip" }
+        #expect(tripRecords.count == 1, "\(tripRecords)")
+        #expect(try sandbox.overland.run(["trip", "show", "--journal", sandbox.journal]).stdoutText == "no trip\n")
+    }
+
     @Test func statusShowsTheLastPointAndTheQueue() throws {
         let sandbox = try LogSandbox()
         #expect(try sandbox.logger.run(["--journal", sandbox.journal, LogSamples.drive]).exitStatus == 0)
