@@ -10,8 +10,9 @@ import Musl
 ///
 /// Points: `segment.after-write` (a new segment's temporary file is written and synced,
 /// not yet renamed), `segment.after-rename`, `append.after-write` (a member is written, not yet synced),
-/// `append.after-sync`, `seal.after-write` (the sealed copy is synced, not yet renamed),
-/// `seal.after-rename`, `cursor.after-write`, `cursor.after-rename` (before the directory
+/// `append.after-sync`, `seal.after-write` (the sealed copy is synced, not yet renamed; or,
+/// sealing a bulk import in place, the seal member is written, not yet synced),
+/// `seal.after-sync` (in place), `seal.after-rename`, `cursor.after-write`, `cursor.after-rename` (before the directory
 /// sync), and `sync.after-reply` (overland-sync: the server acknowledged a batch, the
 /// cursor is not yet written), `trip.after-record` (`overland trip stop`: the trip record is
 /// committed, the trip not yet cleared).

@@ -30,8 +30,8 @@ public final class JournalAppender {
         var fileSize: Int
         var payloadBytes: Int
         var recordCount: Int
-        /// True while every member holds at least half a sealed member's worth of records:
-        /// sealing then has nothing to recompress and appends the seal in place.
+        /// True while every member is large (`largeMemberBytes`): sealing then has nothing
+        /// to recompress and appends the seal in place.
         var membersAreLarge: Bool
         var createdAt: Int64
         /// A seal renames a new file over the name: the inode tells it from the file this
@@ -243,6 +243,10 @@ public final class JournalAppender {
         }
     }
 
+    /// A member this large is kept as it is when its segment is sealed: recompressing it
+    /// would cost a deflate pass for a few bytes (deflate's window is 32 KiB).
+    private var largeMemberBytes: Int { currentPolicy.sealedMemberBytes / 4 }
+
     private func rotationIsDue(_ segment: Active, wallClock: Int64) -> Bool {
         segment.payloadBytes >= currentPolicy.segmentMaxBytes
             || wallClock - segment.createdAt >= currentPolicy.segmentMaxAge
@@ -252,20 +256,30 @@ public final class JournalAppender {
     /// Compresses `batch` into members and appends them to the active segment, or writes
     /// them as a new segment.
     private func write(_ batch: Batch, wallClock: Int64) throws(JournalError) {
-        // Members stay well under the readers' limit, whatever the commit size.
+        // Members stay well under the readers' limit, whatever the commit size, and are of
+        // about equal size: a commit due at 256 KiB that holds 300 makes two of 150, not one
+        // of 256 and a small one that sealing would have to recompress.
         let memberLimit = min(currentPolicy.commitBytes, Self.maxMemberPayload)
         let lineEnds = batch.lineEnds
+        // (Planned with 1/16 to spare, so that the line after a boundary still fits.)
+        let total = batch.bytes.count
+        let planned = max(1, (total + memberLimit - memberLimit / 16 - 1) / (memberLimit - memberLimit / 16))
         var members: [UInt8] = []
         var start = 0
         var first = endSequence
         var index = 0
+        var made = 0
         var allLarge = true
         while index < lineEnds.count {
+            made += 1
+            // End at the last line before the member's share of the whole, within the limit.
+            let share = made < planned ? total * made / planned - start : memberLimit
+            let limit = min(max(share, 0), memberLimit)
             var end = index
-            while end + 1 < lineEnds.count && lineEnds[end + 1] - start <= memberLimit { end += 1 }
+            while end + 1 < lineEnds.count && lineEnds[end + 1] - start <= limit { end += 1 }
             let stop = lineEnds[end]
             let recordCount = end - index + 1
-            if stop - start < currentPolicy.sealedMemberBytes / 2 { allLarge = false }
+            if stop - start < largeMemberBytes { allLarge = false }
             members += batch.bytes.withUnsafeBytes {
                 Member.encode(kind: .records, payload: UnsafeRawBufferPointer(rebasing: $0[start..<stop]), firstSequence: first,
                               recordCount: recordCount, journalID: journal.id,
@@ -276,22 +290,7 @@ public final class JournalAppender {
             index = end + 1
         }
         if var current = active, !distrustActive {
-            let path = journal.segmentPath(current.name)
-            let fd = try FileSystem.openForAppending(path)
-            defer { close(fd) }
-            do {
-                try FileSystem.writeAll(fd, members, path: path)
-                FaultPoint.reach("append.after-write")
-                try FileSystem.sync(fd, path: path)
-                FaultPoint.reach("append.after-sync")
-            } catch {
-                // Take back what may have been written; either way this file is not trusted
-                // again: the records go to a new segment on the next commit.
-                _ = ftruncate(fd, off_t(current.fileSize))
-                distrustActive = true
-                active = nil
-                throw error
-            }
+            try appendDurably(members, to: current, faultPrefix: "append")
             current.fileSize += members.count
             current.payloadBytes += batch.bytes.count
             current.recordCount += lineEnds.count
@@ -346,7 +345,7 @@ public final class JournalAppender {
             switch bytes.withUnsafeBytes({ Member.decodePayload(UnsafeRawBufferPointer(rebasing: $0[range]), header: member.header) }) {
             case .success(let payload):
                 payloadBytes += payload.count
-                if payload.count < currentPolicy.sealedMemberBytes / 2 { smallMembers += 1 }
+                if payload.count < largeMemberBytes { smallMembers += 1 }
                 if trailingFailure != nil { damaged = true }
                 intactCount = index + 1
             case .failure(let damage):
@@ -446,18 +445,25 @@ public final class JournalAppender {
         guard segment.membersAreLarge, !distrustActive else {
             return try seal(segment.name, cutAt: nil, trusted: true)
         }
-        let path = journal.segmentPath(segment.name)
         let member = Member.encode(kind: .seal, payload: [], firstSequence: segment.name.firstSequence,
                                    recordCount: segment.recordCount, journalID: journal.id,
                                    writtenAt: UInt32(truncatingIfNeeded: max(Journal.currentTime(), 0)), level: currentPolicy.sealLevel)
+        try appendDurably(member, to: segment, faultPrefix: "seal")
+    }
+
+    /// Appends `bytes` to the active segment and fsyncs it (fault points `PREFIX.after-write`
+    /// and `PREFIX.after-sync`). On failure, takes back what may have been written; either
+    /// way the file is not trusted again: the next commit starts a new segment.
+    private func appendDurably(_ bytes: [UInt8], to segment: Active, faultPrefix: String) throws(JournalError) {
+        let path = journal.segmentPath(segment.name)
         let fd = try FileSystem.openForAppending(path)
         defer { close(fd) }
         do {
-            try FileSystem.writeAll(fd, member, path: path)
-            FaultPoint.reach("seal.after-write")
+            try FileSystem.writeAll(fd, bytes, path: path)
+            FaultPoint.reach(faultPrefix + ".after-write")
             try FileSystem.sync(fd, path: path)
+            FaultPoint.reach(faultPrefix + ".after-sync")
         } catch {
-            // As after a failed commit: the file is not trusted again.
             _ = ftruncate(fd, off_t(segment.fileSize))
             distrustActive = true
             active = nil
@@ -476,7 +482,6 @@ public final class JournalAppender {
         let layout = bytes.withUnsafeBytes { SegmentLayout(walking: $0, name: name, journalID: journal.id) }
         var damaged = layout.isDamaged
         let limit = cutAt ?? .max
-        let largeMember = currentPolicy.sealedMemberBytes / 2
 
         var output: [UInt8] = []
         var chunk: [UInt8] = []
@@ -502,7 +507,7 @@ public final class JournalAppender {
             // A member that is already large (a bulk import commits 256 KiB at a time) is
             // kept as it is: recompressing it would cost a deflate pass for a few bytes.
             if trusted, member.header.endSequence <= limit,
-               bytes.withUnsafeBytes({ Member.payloadSize(UnsafeRawBufferPointer(rebasing: $0[range])) }) >= largeMember {
+               bytes.withUnsafeBytes({ Member.payloadSize(UnsafeRawBufferPointer(rebasing: $0[range])) }) >= largeMemberBytes {
                 keep(member, range)
                 continue
             }
@@ -512,7 +517,7 @@ public final class JournalAppender {
                 damaged = true
                 continue
             }
-            if payload.count >= largeMember, member.header.endSequence <= limit {
+            if payload.count >= largeMemberBytes, member.header.endSequence <= limit {
                 keep(member, range)
                 continue
             }

@@ -217,7 +217,7 @@ import Glibc
     /// segment in place: killed at the fault points that thread passes, the journal keeps a
     /// prefix of the import, verifies, and the next run carries on after it.
     @Test(arguments: [("append.after-write", 1), ("append.after-sync", 3), ("append.after-write", 9),
-                      ("seal.after-write", 1), ("segment.after-write", 2), ("segment.after-rename", 2)])
+                      ("seal.after-write", 1), ("seal.after-sync", 1), ("segment.after-write", 2), ("segment.after-rename", 2)])
     func bulkImportKilledOnItsCommitThread(point: String, nth: Int) throws {
         let sandbox = try ReliabilitySandbox()
         let epochs = 0..<16_000 // over 4 MiB of records: one sealed segment, then another
