@@ -114,6 +114,17 @@ public final class JournalAppender {
     /// false skips the JSON check (not the size and newline checks) for records written by
     /// this package's own encoders, whose output their tests prove valid.
     public func append(_ line: some Collection<UInt8>, checkJSON: Bool = true, now: Double = monotonicSeconds()) throws(JournalError) {
+        // Made contiguous first: a generic copy from another module goes byte by byte.
+        let appendBytes = { (bytes: UnsafeRawBufferPointer) in
+            Result { () throws(JournalError) in try self.append(bytes, checkJSON: checkJSON, now: now) }
+        }
+        let outcome = line.withContiguousStorageIfAvailable { appendBytes(UnsafeRawBufferPointer($0)) }
+            ?? Array(line).withUnsafeBytes(appendBytes)
+        try outcome.get()
+    }
+
+    /// Buffers one record held in contiguous memory (see the generic `append`).
+    public func append(_ line: UnsafeRawBufferPointer, checkJSON: Bool = true, now: Double = monotonicSeconds()) throws(JournalError) {
         let start = pending.bytes.count
         pending.bytes.append(contentsOf: line)
         let problem = pending.bytes.withUnsafeBytes {

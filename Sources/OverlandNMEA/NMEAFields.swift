@@ -189,32 +189,36 @@ struct NMEAField {
     /// Parses digits with at most one point from `i` to the end of the field. Digits beyond
     /// 18 significant ones after the point are dropped; before the point they are an error.
     private func unsignedNumber(from index: Int) throws(NMEAFieldError) -> (mantissa: UInt64, fractionDigits: Int) {
+        let limit: UInt64 = 99_999_999_999_999_999 // below it, one more digit still fits
         var i = index
         var mantissa: UInt64 = 0
         var fractionDigits = 0
-        var digits = 0
-        var afterPoint = false
-        var saturated = false
+        var sawDigit = false
+        // The whole part: every digit counts, so too many is an error.
         while i < end {
-            let c = bytes[i]
-            if let d = ASCII.digitValue(c) {
-                digits += 1
-                if !saturated && mantissa <= 99_999_999_999_999_999 {
-                    mantissa = mantissa * 10 + UInt64(d)
-                    if afterPoint { fractionDigits += 1 }
-                } else if afterPoint {
-                    saturated = true
-                } else {
-                    throw NMEAFieldError()
-                }
-            } else if c == ASCII.dot && !afterPoint {
-                afterPoint = true
-            } else {
-                throw NMEAFieldError()
-            }
+            let digit = bytes[i] &- UInt8(ascii: "0")
+            guard digit < 10 else { break }
+            guard mantissa <= limit else { throw NMEAFieldError() }
+            mantissa = mantissa &* 10 &+ UInt64(digit)
+            sawDigit = true
             i += 1
         }
-        guard digits > 0 else { throw NMEAFieldError() }
+        if i < end {
+            guard bytes[i] == ASCII.dot else { throw NMEAFieldError() }
+            i += 1
+            // The fraction: digits past what fits are dropped.
+            while i < end {
+                let digit = bytes[i] &- UInt8(ascii: "0")
+                guard digit < 10 else { throw NMEAFieldError() }
+                if mantissa <= limit {
+                    mantissa = mantissa &* 10 &+ UInt64(digit)
+                    fractionDigits += 1
+                }
+                sawDigit = true
+                i += 1
+            }
+        }
+        guard sawDigit else { throw NMEAFieldError() }
         return (mantissa, fractionDigits)
     }
 

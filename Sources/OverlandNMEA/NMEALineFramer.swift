@@ -123,6 +123,14 @@ public struct NMEALineFramer: Sendable {
                     // The hot loop: run over the body of the sentence.
                     let limit = min(count, start + maximum + 1)
                     var j = max(i, start + 1)
+                    // Eight bytes at a time while none of them can end the body; the byte
+                    // loop below finds which one does.
+                    if let base = p.baseAddress {
+                        let raw = UnsafeRawPointer(base)
+                        while j + 8 <= limit, !NMEALineFramer.mayEndBody(raw.loadUnaligned(fromByteOffset: j, as: UInt64.self)) {
+                            j += 8
+                        }
+                    }
                     while j < limit {
                         let b = p[j]
                         if b >= 0x20 && b < 0x7F && b != ASCII.dollar { j += 1 } else { break }
@@ -210,6 +218,21 @@ public struct NMEALineFramer: Sendable {
     /// The shortest sentence candidate: `$GPGGA` (a `$` with a few bytes of binary data
     /// before a line end is a broken line, not a sentence).
     static let minimumLineLength = 6
+
+    /// Whether any of the eight bytes in `word` is one that ends a sentence body: below
+    /// 0x20 (CR, LF, other control bytes), 0x7F or above, or `$`. Never false when one is;
+    /// may be true when none is (the caller then looks byte by byte).
+    @inline(__always)
+    static func mayEndBody(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ v: UInt64) -> UInt64 { (v &- ones) & ~v & highBits }
+        let nonASCII = word & highBits
+        let control = (word &- ones &* 0x20) & ~word & highBits // some byte below 0x20
+        let delete = hasZeroByte(word ^ (ones &* 0x7F))
+        let dollar = hasZeroByte(word ^ (ones &* UInt64(ASCII.dollar)))
+        return nonASCII | control | delete | dollar != 0
+    }
 
     /// Whether `line` ends in `*` and two hexadecimal digits.
     static func endsWithChecksum(_ p: UnsafeBufferPointer<UInt8>, _ line: Range<Int>) -> Bool {

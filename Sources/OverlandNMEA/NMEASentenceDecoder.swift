@@ -9,13 +9,15 @@
 /// its other fields are not trusted either.
 ///
 /// The decoder is stateful only for the ``ChecksumPolicy``: it remembers whether the
-/// stream has carried a valid checksum.
+/// stream has carried a valid checksum (and, to save making a string per sentence, the
+/// last talker it saw).
 public struct NMEASentenceDecoder: Sendable {
     /// What to do with sentences that carry no checksum.
     public var checksumPolicy: ChecksumPolicy
     /// Whether a sentence with a valid checksum has been seen (see
     /// ``ChecksumPolicy/requiredOnceSeen``).
     public private(set) var hasSeenChecksum = false
+    private var lastTalker: (first: UInt8, second: UInt8, name: String) = (0, 0, "")
 
     /// Creates a decoder with a policy for sentences without a checksum.
     public init(checksumPolicy: ChecksumPolicy = .requiredOnceSeen) {
@@ -65,9 +67,10 @@ public struct NMEASentenceDecoder: Sendable {
         case Self.zda: kind = .zda
         default: return .ignored
         }
-        var sentence = NMEASentence(
-            kind: kind, talker: String(decoding: UnsafeBufferPointer(rebasing: p[1..<3]), as: UTF8.self),
-            isChecksummed: status == .valid)
+        if lastTalker.first != p[1] || lastTalker.second != p[2] {
+            lastTalker = (p[1], p[2], String(decoding: UnsafeBufferPointer(rebasing: p[1..<3]), as: UTF8.self))
+        }
+        var sentence = NMEASentence(kind: kind, talker: lastTalker.name, isChecksummed: status == .valid)
         var fields = NMEAFields(p, start: 7, end: payloadEnd)
         do {
             switch kind {
@@ -88,18 +91,16 @@ public struct NMEASentenceDecoder: Sendable {
 
     private static func isUpper(_ c: UInt8) -> Bool { c >= 0x41 && c <= 0x5A }
 
-    private static func typeCode(_ letters: StaticString) -> UInt32 {
-        letters.withUTF8Buffer { UInt32($0[0]) << 16 | UInt32($0[1]) << 8 | UInt32($0[2]) }
-    }
-
-    private static let rmc = typeCode("RMC")
-    private static let gga = typeCode("GGA")
-    private static let gns = typeCode("GNS")
-    private static let gll = typeCode("GLL")
-    private static let gsa = typeCode("GSA")
-    private static let gst = typeCode("GST")
-    private static let vtg = typeCode("VTG")
-    private static let zda = typeCode("ZDA")
+    // The three letters of each type as one integer (literals: no lazy initialisation in
+    // the hot path); `typeCodesMatchTheirLetters` checks them.
+    static let rmc: UInt32 = 0x52_4D_43 // "RMC"
+    static let gga: UInt32 = 0x47_47_41 // "GGA"
+    static let gns: UInt32 = 0x47_4E_53 // "GNS"
+    static let gll: UInt32 = 0x47_4C_4C // "GLL"
+    static let gsa: UInt32 = 0x47_53_41 // "GSA"
+    static let gst: UInt32 = 0x47_53_54 // "GST"
+    static let vtg: UInt32 = 0x56_54_47 // "VTG"
+    static let zda: UInt32 = 0x5A_44_41 // "ZDA"
 
     // Shared field helpers for the per-type decoders.
 

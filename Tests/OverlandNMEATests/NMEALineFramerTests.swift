@@ -1,4 +1,4 @@
-import OverlandNMEA
+@testable import OverlandNMEA
 import Testing
 
 @Suite("NMEALineFramer")
@@ -131,5 +131,41 @@ struct NMEALineFramerTests {
         let (lines, stats) = frame("hello\r\n\r\n\n  \n")
         #expect(lines.isEmpty)
         #expect(stats.skippedBytes == 7)
+    }
+}
+
+/// The framer's eight-bytes-at-a-time test must flag every word holding a byte that ends a
+/// sentence body (a miss would merge two lines); it is exact, so it never slows plain text.
+@Suite struct FramerWordTests {
+    static func endsBody(_ byte: UInt8) -> Bool { byte < 0x20 || byte >= 0x7F || byte == UInt8(ascii: "$") }
+
+    static func naive(_ word: UInt64) -> Bool {
+        (0..<8).contains { endsBody(UInt8(truncatingIfNeeded: word >> (8 * $0))) }
+    }
+
+    @Test func everyByteAtEveryPosition() {
+        let plain = UInt64(0x41_41_41_41_41_41_41_41) // "AAAAAAAA"
+        for position in 0..<8 {
+            for byte in UInt8.min...UInt8.max {
+                let shift = UInt64(8 * position)
+                let word = plain & ~(0xFF << shift) | UInt64(byte) << shift
+                #expect(NMEALineFramer.mayEndBody(word) == Self.endsBody(byte), "byte \(byte) at \(position)")
+            }
+        }
+    }
+
+    @Test func randomWordsAgreeWithTheByteTest() {
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<200_000 {
+            var word = generator.next() as UInt64
+            if round % 2 == 0 {
+                // Mostly printable words, where a false alarm would cost speed.
+                word = (0..<8).reduce(UInt64(0)) { acc, index in
+                    acc | UInt64(0x20 + UInt8(generator.next() % 0x5F)) << UInt64(8 * index)
+                }
+                if round % 6 == 0 { word ^= UInt64(generator.next() % 256) << UInt64(8 * (generator.next() % 8)) }
+            }
+            #expect(NMEALineFramer.mayEndBody(word) == Self.naive(word), "\(String(word, radix: 16))")
+        }
     }
 }

@@ -1,4 +1,4 @@
-import OverlandNMEA
+@testable import OverlandNMEA
 import Testing
 
 @Suite("NMEASentenceDecoder")
@@ -307,4 +307,36 @@ struct SentenceDecoderTests {
         let bare = try sentence(checksummed("$GPRMC"))
         #expect(bare.validity == nil)
     }
+}
+
+@Suite struct SentenceTypeCodeTests {
+    @Test func typeCodesMatchTheirLetters() {
+        let codes: [(UInt32, String)] = [
+            (NMEASentenceDecoder.rmc, "RMC"), (NMEASentenceDecoder.gga, "GGA"), (NMEASentenceDecoder.gns, "GNS"),
+            (NMEASentenceDecoder.gll, "GLL"), (NMEASentenceDecoder.gsa, "GSA"), (NMEASentenceDecoder.gst, "GST"),
+            (NMEASentenceDecoder.vtg, "VTG"), (NMEASentenceDecoder.zda, "ZDA"),
+        ]
+        for (code, letters) in codes {
+            let bytes = Array(letters.utf8)
+            #expect(code == UInt32(bytes[0]) << 16 | UInt32(bytes[1]) << 8 | UInt32(bytes[2]), "\(letters)")
+        }
+    }
+
+    @Test func talkersChangeFromSentenceToSentence() {
+        var decoder = NMEASentenceDecoder()
+        for talker in ["GP", "GN", "GN", "GL", "GP"] {
+            let body = talker + "GLL,4916.45,N,12311.12,W,225444,A"
+            let checksum = body.utf8.reduce(UInt8(0), ^)
+            let line = "$" + body + "*" + String(checksum, radix: 16, uppercase: true).leftPadded(2)
+            guard case .sentence(let sentence) = decoder.decode(Array(line.utf8)) else {
+                Issue.record("\(line) did not decode")
+                continue
+            }
+            #expect(sentence.talker == talker)
+        }
+    }
+}
+
+private extension String {
+    func leftPadded(_ width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }
