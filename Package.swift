@@ -97,3 +97,26 @@ let package = Package(
         ),
     ]
 )
+
+// Release builds on Linux link the Swift runtime and Foundation into each executable, to
+// keep resident memory down (overland-sync's peak RSS is a benchmark target):
+// - `-static-stdlib`, given to the compiler too (it picks the static libraries' link
+//   dependencies): no loader work on eight Swift and Foundation libraries, and only the
+//   code used is resident, not the pages around it in each library;
+// - lld with `-z pack-relative-relocs` (DT_RELR, glibc 2.36 and later): 110,000 relative
+//   relocations take 21 KiB instead of 2.6 MiB, all of which the loader read at start;
+// - `--no-export-dynamic`, after the static library's `-export-dynamic`: nothing looks up
+//   the executable's symbols at run time, and its 28,000 exported ones put 2.5 MiB of
+//   symbol tables in memory.
+// Together: 31.5 MiB -> 23.5 MiB peak RSS for a small drain. The executables need only
+// the system's libc, libstdc++ and zlib at run time (`ldd`).
+let staticRelease = BuildSettingCondition.when(platforms: [.linux], configuration: .release)
+for target in package.targets where target.type == .regular || target.type == .executable {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-static-stdlib"], staticRelease)]
+}
+for target in package.targets where target.type == .executable {
+    target.linkerSettings = (target.linkerSettings ?? []) + [
+        .unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+                      "-Xlinker", "--no-export-dynamic"], staticRelease),
+    ]
+}

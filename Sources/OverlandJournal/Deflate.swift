@@ -35,13 +35,22 @@ enum Deflate {
     /// Inflates one raw deflate stream that must end exactly at the end of `input`, into at
     /// most `limit` bytes (a gzip bomb stops there).
     static func inflate(_ input: UnsafeRawBufferPointer, expectedSize: Int, limit: Int) throws(InflateFailure) -> [UInt8] {
+        var output: [UInt8] = []
+        try inflate(input, expectedSize: expectedSize, limit: limit, into: &output)
+        return output
+    }
+
+    /// `inflate(_:expectedSize:limit:)` into `output`, replacing its contents and reusing its
+    /// storage when nothing else holds it. After a failure `output` holds no useful bytes.
+    static func inflate(_ input: UnsafeRawBufferPointer, expectedSize: Int, limit: Int, into output: inout [UInt8]) throws(InflateFailure) {
         guard expectedSize <= limit else { throw .tooLarge }
         var stream = z_stream()
         let status = inflateInit2_(&stream, -15, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
         precondition(status == Z_OK, "zlib inflateInit2 failed: \(status)")
         defer { inflateEnd(&stream) }
         // One byte of room beyond the promised size shows a stream that inflates to more.
-        var output = [UInt8](repeating: 0, count: expectedSize + 1)
+        output.removeAll(keepingCapacity: true)
+        output.append(contentsOf: repeatElement(0, count: expectedSize + 1))
         let outcome: Result<Int, InflateFailure> = output.withUnsafeMutableBytes { out in
             stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
             stream.avail_in = uInt(input.count)
@@ -65,7 +74,6 @@ enum Deflate {
         }
         let produced = try outcome.get()
         output.removeSubrange(produced...)
-        return output
     }
 
     static func crc32(_ bytes: UnsafeRawBufferPointer, seed: UInt32 = 0) -> UInt32 {

@@ -97,6 +97,14 @@ enum FileSystem {
 
     static func readAll(_ fd: Int32, path: String, limit: Int) throws(JournalError) -> [UInt8] {
         var result: [UInt8] = []
+        try readAll(fd, path: path, limit: limit, into: &result)
+        return result
+    }
+
+    /// `readAll(_:path:limit:)` into `result`, replacing its contents and reusing its storage
+    /// when nothing else holds it.
+    static func readAll(_ fd: Int32, path: String, limit: Int, into result: inout [UInt8]) throws(JournalError) {
+        result.removeAll(keepingCapacity: true)
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
             let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
@@ -104,7 +112,7 @@ enum FileSystem {
                 if errno == EINTR { continue }
                 throw errnoError("cannot read", path)
             }
-            if count == 0 { return result }
+            if count == 0 { return }
             result.append(contentsOf: chunk[0..<count])
             if result.count > limit { throw .untrusted(path: path, reason: "larger than \(limit) bytes") }
         }
@@ -131,6 +139,13 @@ enum FileSystem {
         let fd = try openForReading(path)
         defer { close(fd) }
         return try readAll(fd, path: path, limit: limit)
+    }
+
+    /// `readFile(_:limit:)` into `result`, reusing its storage when nothing else holds it.
+    static func readFile(_ path: String, limit: Int, into result: inout [UInt8]) throws(JournalError) {
+        let fd = try openForReading(path)
+        defer { close(fd) }
+        try readAll(fd, path: path, limit: limit, into: &result)
     }
 
     static func size(_ fd: Int32, path: String) throws(JournalError) -> Int {

@@ -119,6 +119,19 @@ public final class Journal: @unchecked Sendable {
         return try lock.withLock(.shared) { () throws(JournalError) in try load(name) }
     }
 
+    /// `load(_:)` or, for the newest segment, `loadCommitted(_:)` into `bytes`, reusing its
+    /// storage when nothing else holds it: a reader going through many segments then keeps
+    /// one buffer instead of allocating a fresh one per segment.
+    func load(_ name: SegmentName, committed: Bool, into bytes: inout [UInt8]) throws(JournalError) {
+        let path = segmentPath(name)
+        guard committed, let lock else {
+            return try FileSystem.readFile(path, limit: Self.maxSegmentFileBytes, into: &bytes)
+        }
+        try lock.withLock(.shared) { () throws(JournalError) in
+            try FileSystem.readFile(path, limit: Self.maxSegmentFileBytes, into: &bytes)
+        }
+    }
+
     // MARK: - Cursor
 
     /// The cursor: the first record not yet acknowledged (0 when nothing was ever sent).

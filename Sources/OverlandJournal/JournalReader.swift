@@ -63,13 +63,15 @@ public final class JournalReader {
         let isLast = segmentIndex == names.count - 1
         limit = isLast ? .max : names[segmentIndex + 1].firstSequence
         segmentIndex += 1
-        payload = []
+        // Emptied, not released: the next member reuses the storage (and the next segment
+        // that of `bytes`) when no record handed out still holds it.
+        payload.removeAll(keepingCapacity: true)
         lineStart = 0
         do {
-            bytes = isLast ? try journal.loadCommitted(name) : try journal.load(name)
+            try journal.load(name, committed: isLast, into: &bytes)
         } catch {
             // A segment deleted by retention since the listing held only sent records.
-            if case .io(_, _, _, let code) = error, code == 2 /* ENOENT */ { bytes = []; members = []; return }
+            if case .io(_, _, _, let code) = error, code == 2 /* ENOENT */ { bytes.removeAll(); members = []; return }
             throw error
         }
         let layout = bytes.withUnsafeBytes { SegmentLayout(walking: $0, name: name, journalID: journal.id) }
@@ -89,19 +91,17 @@ public final class JournalReader {
     private func openMember() {
         let member = members[memberIndex]
         memberIndex += 1
-        let decoded = bytes.withUnsafeBytes {
-            Member.decodePayload(UnsafeRawBufferPointer(rebasing: $0[member.offset..<(member.offset + member.header.memberSize)]), header: member.header)
+        let damage = bytes.withUnsafeBytes {
+            Member.decodePayload(UnsafeRawBufferPointer(rebasing: $0[member.offset..<(member.offset + member.header.memberSize)]),
+                                 header: member.header, into: &payload)
         }
-        switch decoded {
-        case .success(let lines):
-            payload = lines
-            lineStart = 0
-            sequence = member.header.firstSequence
-        case .failure(let damage):
-            payload = []
-            lineStart = 0
+        lineStart = 0
+        if let damage {
+            payload.removeAll(keepingCapacity: true)
             report("segments/" + names[segmentIndex - 1].fileName,
                    SegmentLayout.Damage(offset: member.offset, length: member.header.memberSize, reason: damage.reason))
+        } else {
+            sequence = member.header.firstSequence
         }
     }
 

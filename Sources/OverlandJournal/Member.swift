@@ -128,31 +128,40 @@ enum Member {
     /// lines.
     static func decodePayload(_ member: UnsafeRawBufferPointer, header: MemberHeader,
                               checkLines: Bool = true) -> Result<[UInt8], MemberDamage> {
-        guard member.count == header.memberSize else { return .failure(.truncated) }
+        var payload: [UInt8] = []
+        if let damage = decodePayload(member, header: header, checkLines: checkLines, into: &payload) { return .failure(damage) }
+        return .success(payload)
+    }
+
+    /// `decodePayload(_:header:checkLines:)` into `payload`, reusing its storage when nothing
+    /// else holds it (a reader going through a segment inflates member after member of the
+    /// same size). Returns the damage, or nil when `payload` holds the lines.
+    static func decodePayload(_ member: UnsafeRawBufferPointer, header: MemberHeader, checkLines: Bool = true,
+                              into payload: inout [UInt8]) -> MemberDamage? {
+        guard member.count == header.memberSize else { return .truncated }
         let trailer = UnsafeRawBufferPointer(rebasing: member[(member.count - trailerSize)...])
         let expectedCRC = trailer.loadUnaligned(fromByteOffset: 0, as: UInt32.self).littleEndian
         let expectedSize = Int(trailer.loadUnaligned(fromByteOffset: 4, as: UInt32.self).littleEndian)
-        guard expectedSize <= maxPayloadBytes else { return .failure(.corrupt("member inflates to \(expectedSize) bytes, over the limit")) }
+        guard expectedSize <= maxPayloadBytes else { return .corrupt("member inflates to \(expectedSize) bytes, over the limit") }
         let deflated = UnsafeRawBufferPointer(rebasing: member[headerSize..<(member.count - trailerSize)])
-        let payload: [UInt8]
         do {
-            payload = try Deflate.inflate(deflated, expectedSize: expectedSize, limit: maxPayloadBytes)
+            try Deflate.inflate(deflated, expectedSize: expectedSize, limit: maxPayloadBytes, into: &payload)
         } catch {
             switch error {
-            case .corrupt(let reason): return .failure(.corrupt(reason))
-            case .tooLarge: return .failure(.corrupt("member inflates past the limit"))
-            case .truncated: return .failure(.corrupt("deflate data ends early"))
+            case .corrupt(let reason): return .corrupt(reason)
+            case .tooLarge: return .corrupt("member inflates past the limit")
+            case .truncated: return .corrupt("deflate data ends early")
             }
         }
-        guard Deflate.crc32(payload) == expectedCRC else { return .failure(.corrupt("data checksum mismatch")) }
+        guard Deflate.crc32(payload) == expectedCRC else { return .corrupt("data checksum mismatch") }
         switch header.kind {
         case .seal:
-            return payload.isEmpty ? .success(payload) : .failure(.corrupt("seal member with data"))
+            return payload.isEmpty ? nil : .corrupt("seal member with data")
         case .records:
             if let reason = RecordLine.checkLines(payload, expectedCount: header.recordCount, checkJSON: checkLines) {
-                return .failure(.corrupt(reason))
+                return .corrupt(reason)
             }
-            return .success(payload)
+            return nil
         }
     }
 }
