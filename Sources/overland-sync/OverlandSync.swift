@@ -1,7 +1,9 @@
-import ArgumentParser
 import OverlandCLI
 
+// Top-level code in main.swift cannot await; an async entry point must be `@main`.
 @main
-enum OverlandSyncMain: AsyncMainProtocol {
-    typealias Command = SyncCommand
+enum OverlandSyncMain {
+    static func main() async {
+        await SyncCommand.main()
+    }
 }
