@@ -69,16 +69,16 @@ public final class JournalAppender {
 
     private var pending = Batch()
 
-    /// A commit running on its own thread, and what it is writing. While it runs, that
+    /// A commit running on the worker thread, and what it is writing. While it runs, that
     /// thread alone touches the segment state above (`active`, `endSequence`,
     /// `distrustActive`); this one touches only `pending`.
     private final class BackgroundCommit {
         var batch: Batch
         var failure: JournalError?
-        var thread: JoinableThread?
         init(batch: Batch) { self.batch = batch }
     }
     private var background: BackgroundCommit?
+    private lazy var worker = WorkerThread()
     /// A batch's storage, kept for the next background commit.
     private var spare = Batch()
 
@@ -176,10 +176,12 @@ public final class JournalAppender {
         let job = BackgroundCommit(batch: pending)
         pending = spare
         spare = Batch()
-        job.thread = JoinableThread { [self] in
+        background = job
+        // Unowned: the appender never goes before the job, since its deinit waits for it;
+        // a strong reference would let the last release (and the deinit) happen on the worker.
+        worker.submit { [unowned(unsafe) self] in
             do throws(JournalError) { try commitLocked(job.batch, wallClock: wallClock) } catch { job.failure = error }
         }
-        background = job
     }
 
     /// Waits for the background commit, if one runs. Returns its failure, if it failed:
@@ -187,7 +189,7 @@ public final class JournalAppender {
     @discardableResult
     public func finishBackgroundCommit() -> JournalError? {
         guard let job = background else { return nil }
-        job.thread?.join()
+        worker.wait()
         background = nil
         if let failure = job.failure {
             pending.prepend(job.batch)
