@@ -373,6 +373,7 @@ p("")
 missed = [t for t in targets if not t[3]]
 if not missed:
     p("Every target was met; the profiles are in `bench/out/run-%s/` all the same." % R.get("mode"))
+    p("")
 ingest_missed = any(not t[3] and t[0].startswith("ingest") for t in targets)
 pi = load("profile-ingest.json")
 pg = load("profile-gpsdecode.json")
