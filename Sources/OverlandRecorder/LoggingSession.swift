@@ -148,7 +148,8 @@ public final class LoggingSession {
 
     private func append(_ line: [UInt8]) {
         do {
-            try appender.append(line, checkJSON: false)
+            // Through the contiguous-bytes entry: the generic one costs a copy's worth per record.
+            try line.withUnsafeBytes { try appender.append($0, checkJSON: false) }
             recordsAppended += 1
         } catch {
             // The encoders only write valid JSON; a refusal would be a bug, not input.
