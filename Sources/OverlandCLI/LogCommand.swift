@@ -158,13 +158,15 @@ public struct LogCommand: ParsableCommand {
         // A trip ends by itself when auto-pause begins, as in the app.
         session.onPause = { _ in
             do {
-                guard let trip = try Trip.active(in: journal) else { return }
-                let record = try TripStopper.record(for: trip, in: journal, settings: settings, stoppedAutomatically: true)
-                if !record.isAlreadyWritten {
-                    try appender.append(record.line)
-                    try appender.commit()
+                try withExtendedLifetime(Trip.lockForChange(in: journal)) {
+                    guard let trip = try Trip.active(in: journal) else { return }
+                    let record = try TripStopper.record(for: trip, in: journal, settings: settings, stoppedAutomatically: true)
+                    if !record.isAlreadyWritten {
+                        try appender.append(record.line)
+                        try appender.commit()
+                    }
+                    try Trip.clear(in: journal)
                 }
-                try Trip.clear(in: journal)
                 if let configuration = session.onReload() { session.recorder.configuration = configuration }
             } catch {
                 Terminal.error("overland-log: the trip could not be stopped automatically: \(error)")

@@ -84,12 +84,14 @@ public struct TripCommand: ParsableCommand {
                 let settings = try journalOptions.settings()
                 let journal = try Journal(path: journalOptions.path(with: settings), create: true,
                                           deviceID: DeviceIdentity.resolve(flag: nil, settings: settings))
+                let held = try Trip.lockForChange(in: journal)
                 if let running = try Trip.active(in: journal) {
                     throw CommandFailure("a \(running.mode) trip is already running since \(running.id); stop it first", status: .usage)
                 }
                 let mode = mode ?? settings.tripMode.rawValue
                 let trip = Trip(mode: mode, start: Journal.currentTime(), startSequence: try journal.endSequence())
                 try trip.save(in: journal)
+                withExtendedLifetime(held) {}
                 // The mode becomes the default for the next trip, as in the app.
                 if let chosen = TripMode(rawValue: mode), chosen != settings.tripMode {
                     do {
@@ -112,6 +114,7 @@ public struct TripCommand: ParsableCommand {
             try reportingFailures("overland trip stop") {
                 let settings = try journalOptions.settings()
                 let journal = try journalOptions.open()
+                let held = try Trip.lockForChange(in: journal)
                 guard let trip = try Trip.active(in: journal) else {
                     throw CommandFailure("no trip is running", status: .usage)
                 }
@@ -124,6 +127,7 @@ public struct TripCommand: ParsableCommand {
                     FaultPoint.reach("trip.after-record")
                 }
                 try Trip.clear(in: journal)
+                withExtendedLifetime(held) {}
                 Terminal.line("\(trip.mode) trip stopped: \(Format.duration(record.summary.duration)), "
                               + "\(Format.distance(record.summary.distance)), \(record.summary.points) points")
             }

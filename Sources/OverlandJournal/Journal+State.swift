@@ -39,6 +39,15 @@ extension Journal {
     /// The path of a state file, for watching it change.
     public func statePath(of name: String) -> String { statePath + "/" + name }
 
+    /// Takes an exclusive lock named `name`, waiting for it (for a trip's start and stop,
+    /// which check and then write). The lock lasts as long as the returned value.
+    public func lock(_ name: String) throws(JournalError) -> JournalLock {
+        try FileSystem.makeDirectory(statePath)
+        let lock = try FileLock(path: try statePath(name), create: true)
+        try lock.lock(.exclusive)
+        return JournalLock(lock)
+    }
+
     /// Takes an exclusive lock named `name` without waiting (for one sync run at a time);
     /// nil when another process holds it. The lock lasts as long as the returned value.
     public func tryLock(_ name: String) throws(JournalError) -> JournalLock? {

@@ -8,6 +8,15 @@ import OverlandProtocol
 public struct Trip: Sendable, Equatable {
     /// The state file's name in `state/`.
     public static let stateName = "trip.json"
+    /// Held while a trip is started or stopped (`lockForChange`).
+    static let lockName = "trip.lock"
+
+    /// Serialises starting and stopping trips: between reading the trip and writing its
+    /// record or clearing it, no other stop (the logger's automatic one, a second
+    /// `overland trip stop`) can come in between.
+    public static func lockForChange(in journal: Journal) throws(JournalError) -> JournalLock {
+        try journal.lock(lockName)
+    }
     /// The protocol's trip modes.
     public static let modes = ["walk", "run", "bicycle", "car", "taxi", "bus", "tram", "train", "metro",
                                "gondola", "monorail", "sleigh", "plane", "boat", "scooter"]

@@ -128,6 +128,25 @@ import Glibc
         #expect(try sandbox.overland.run(["trip", "show", "--journal", sandbox.journal]).stdoutText == "no trip\n")
     }
 
+    /// Several stops at once (a user's and the logger's auto-stop, say): one writes the
+    /// record, the others find no trip running.
+    @Test func concurrentStopsWriteOneRecord() throws {
+        let sandbox = try LogSandbox()
+        let epochs = try LogSamples.driveEpochs()
+        for round in 0..<3 {
+            #expect(try sandbox.overland.run(["trip", "start", "--journal", sandbox.journal, "--mode", "car"]).exitStatus == 0)
+            let logged = try sandbox.log(["--journal", sandbox.journal],
+                                         stdin: Array(epochs[(round * 20)..<(round * 20 + 20)].joined().utf8))
+            #expect(logged.succeeded, "\(logged)")
+            let stops = try (0..<4).map { _ in try sandbox.overland.start(["trip", "stop", "--journal", sandbox.journal]) }
+            let results = stops.map { $0.wait() }
+            #expect(results.filter { $0.exitStatus == 0 }.count == 1, "\(results)")
+            #expect(results.allSatisfy { $0.exitStatus == 0 || $0.stderrText.contains("no trip is running") }, "\(results)")
+        }
+        let tripRecords = try Self.records(sandbox).filter { Self.properties($0)["type"] as? String == "trip" }
+        #expect(tripRecords.count == 3, "one record per trip: \(tripRecords.count)")
+    }
+
     @Test func statusShowsTheLastPointAndTheQueue() throws {
         let sandbox = try LogSandbox()
         #expect(try sandbox.logger.run(["--journal", sandbox.journal, LogSamples.drive]).exitStatus == 0)
