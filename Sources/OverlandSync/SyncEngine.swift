@@ -46,8 +46,8 @@ public final class SyncEngine: Sendable {
         self.random = random
     }
 
-    private var statePath: String { journal.statePath + "/" + SyncState.fileName }
-    private var lockPath: String { journal.statePath + "/sync.lock" }
+    /// `state/sync.lock`, also taken by `overland journal move`.
+    static let lockName = "sync.lock"
 
     /// Runs once (see the type's description). `sendNow` ignores the send interval, the
     /// backoff and a send interval that is off. `onProgress` hears after each delivered
@@ -64,12 +64,12 @@ public final class SyncEngine: Sendable {
         } catch {
             return SyncReport(outcome: .configurationError, message: error.description)
         }
-        let lock: SyncLock
+        let lock: JournalLock
         var state: SyncState
         var warnings: [String] = []
         do {
-            try PrivateFile.makeDirectory(journal.statePath)
-            guard let acquired = try SyncLock.acquire(lockPath) else {
+            // One run at a time: the kernel lets go of the lock however the process ends.
+            guard let acquired = try journal.tryLock(Self.lockName) else {
                 return SyncReport(outcome: .alreadyRunning, message: "another sync of this journal is running")
             }
             lock = acquired
@@ -78,12 +78,12 @@ public final class SyncEngine: Sendable {
             if let intent = try journal.pendingMove() {
                 return SyncReport(outcome: .configurationError, message: "\(intent); finish it with 'overland journal move' (or --abort) first")
             }
-            if let bytes = try PrivateFile.contents(of: statePath, limit: 64 << 10) {
+            if let bytes = try journal.readState(SyncState.fileName) {
                 if let parsed = SyncState(parsing: bytes) {
                     state = parsed
                 } else {
                     state = SyncState()
-                    warnings.append("ignoring unreadable sync state '\(statePath)'")
+                    warnings.append("ignoring unreadable sync state '\(journal.statePath(of: SyncState.fileName))'")
                 }
             } else {
                 state = SyncState()
@@ -225,7 +225,7 @@ public final class SyncEngine: Sendable {
                     // Clear the backoff at once, so that a run killed during a long drain
                     // does not leave the next one waiting.
                     stateSavedAfterRecovery = true
-                    do { try state.save(path: statePath) } catch { report.warnings.append(error.description) }
+                    do { try state.save(in: journal) } catch { report.warnings.append(error.description) }
                 }
                 if let set = reply.set { onSet?(set) }
                 onProgress?(SyncProgress(sentRecords: report.sentRecords, batches: report.batches,
@@ -258,7 +258,7 @@ public final class SyncEngine: Sendable {
         if report.outcome == .nothingToSend {
             report.message = "nothing to send"
         }
-        do { try state.save(path: statePath) } catch { report.warnings.append(error.description) }
+        do { try state.save(in: journal) } catch { report.warnings.append(error.description) }
         if cursorMoved, let keep = configuration.keepSentSeconds {
             do { try journal.removeSentSegments(keepSeconds: keep) } catch { report.warnings.append(error.description) }
         }

@@ -37,18 +37,16 @@ public struct SyncState: Sendable, Equatable {
     /// The file name inside the journal's state directory.
     public static let fileName = "sync.json"
 
-    /// The state of `journal`'s sync, or an empty state when there is none yet.
-    public static func load(journal: Journal) throws -> SyncState {
-        try load(path: journal.statePath + "/" + fileName)
-    }
-
-    static func load(path: String) throws(PrivateFile.Failure) -> SyncState {
-        guard let bytes = try PrivateFile.contents(of: path, limit: 64 << 10) else { return SyncState() }
+    /// The state of `journal`'s sync, or an empty state when there is none yet (or it does
+    /// not parse).
+    public static func load(journal: Journal) throws(JournalError) -> SyncState {
+        guard let bytes = try journal.readState(fileName) else { return SyncState() }
         return SyncState(parsing: bytes) ?? SyncState()
     }
 
-    func save(path: String) throws(PrivateFile.Failure) {
-        try PrivateFile.replace(path, with: encoded)
+    /// Replaces the journal's sync state whole and durably.
+    func save(in journal: Journal) throws(JournalError) {
+        try journal.writeState(Self.fileName, encoded)
     }
 
     /// Reads the file's JSON; nil when it is not a JSON object.
