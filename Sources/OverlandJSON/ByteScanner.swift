@@ -119,23 +119,9 @@ struct ByteScanner {
     /// Checks the multi-byte UTF-8 sequence starting at `index` (Unicode table 3-7:
     /// no overlong forms, no surrogates, nothing above U+10FFFF); returns the index after it.
     private func scanMultibyteScalar(at index: Int) throws(JSONError) -> Int {
-        let lead = base[index]
-        let length: Int
-        var low: UInt8 = 0x80
-        var high: UInt8 = 0xBF
-        switch lead {
-        case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; low = 0xA0
-        case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; high = 0x9F
-        case 0xF0: length = 4; low = 0x90
-        case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; high = 0x8F
-        default: throw JSONError(.invalidUTF8, at: index)
-        }
+        guard let (length, second) = UTF8Lead.rule(for: base[index]) else { throw JSONError(.invalidUTF8, at: index) }
         guard index + length <= count else { throw JSONError(.unexpectedEnd, at: count) }
-        let second = base[index + 1]
-        guard second >= low && second <= high else { throw JSONError(.invalidUTF8, at: index) }
+        guard second.contains(base[index + 1]) else { throw JSONError(.invalidUTF8, at: index) }
         var offset = 2
         while offset < length {
             guard base[index + offset] & 0xC0 == 0x80 else { throw JSONError(.invalidUTF8, at: index) }
@@ -203,5 +189,24 @@ struct ByteScanner {
             }
         }
         position += literal.utf8CodeUnitCount
+    }
+}
+
+/// What a UTF-8 lead byte allows (Unicode table 3-7: no overlong forms, no surrogates,
+/// nothing above U+10FFFF): the sequence's length and the range of its second byte (the
+/// others are 0x80...0xBF). Nil for a byte that cannot lead a multi-byte sequence.
+enum UTF8Lead {
+    @inline(__always)
+    static func rule(for lead: UInt8) -> (length: Int, second: ClosedRange<UInt8>)? {
+        switch lead {
+        case 0xC2...0xDF: return (2, 0x80...0xBF)
+        case 0xE0: return (3, 0xA0...0xBF)
+        case 0xE1...0xEC, 0xEE...0xEF: return (3, 0x80...0xBF)
+        case 0xED: return (3, 0x80...0x9F)
+        case 0xF0: return (4, 0x90...0xBF)
+        case 0xF1...0xF3: return (4, 0x80...0xBF)
+        case 0xF4: return (4, 0x80...0x8F)
+        default: return nil
+        }
     }
 }

@@ -106,21 +106,9 @@ extension JSONValidator {
     /// Skips the multi-byte UTF-8 sequence whose lead byte is at `lead` (Unicode table
     /// 3-7: no overlong forms, no surrogates, nothing above U+10FFFF).
     static func skipMultibyteScalar(at lead: BytePointer, end: BytePointer) -> BytePointer? {
-        let length: Int
-        var low: UInt8 = 0x80
-        var high: UInt8 = 0xBF
-        switch lead.pointee {
-        case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; low = 0xA0
-        case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; high = 0x9F
-        case 0xF0: length = 4; low = 0x90
-        case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; high = 0x8F
-        default: return nil
-        }
+        guard let (length, second) = UTF8Lead.rule(for: lead.pointee) else { return nil }
         guard end - lead >= length else { return nil }
-        guard lead[1] >= low && lead[1] <= high else { return nil }
+        guard second.contains(lead[1]) else { return nil }
         if length > 2 && lead[2] & 0xC0 != 0x80 { return nil }
         if length > 3 && lead[3] & 0xC0 != 0x80 { return nil }
         return lead + length
