@@ -18,7 +18,7 @@ public final class JournalAppender {
     /// Changing the policy waits for a background commit first: that thread reads it.
     public var policy: JournalPolicy {
         get { currentPolicy }
-        set { finishBackgroundCommit(); currentPolicy = newValue }
+        set { joinBackgroundCommit(); currentPolicy = newValue }
     }
     private var currentPolicy: JournalPolicy
     static let maxMemberPayload = 256 << 10
@@ -78,6 +78,8 @@ public final class JournalAppender {
         init(batch: Batch) { self.batch = batch }
     }
     private var background: BackgroundCommit?
+    /// The failure of a background commit joined without reporting it (a policy change).
+    private var unreportedFailure: JournalError?
     private lazy var worker = WorkerThread()
     /// A batch's storage, kept for the next background commit.
     private var spare = Batch()
@@ -105,7 +107,7 @@ public final class JournalAppender {
 
     deinit {
         // Never leave a thread writing to a journal nobody holds.
-        finishBackgroundCommit()
+        joinBackgroundCommit()
     }
 
     // MARK: - Appending
@@ -188,16 +190,23 @@ public final class JournalAppender {
     /// its records are then waiting again, ahead of those appended since.
     @discardableResult
     public func finishBackgroundCommit() -> JournalError? {
-        guard let job = background else { return nil }
+        joinBackgroundCommit()
+        defer { unreportedFailure = nil }
+        return unreportedFailure
+    }
+
+    /// Waits for the background commit; a failure is kept for `finishBackgroundCommit()`.
+    private func joinBackgroundCommit() {
+        guard let job = background else { return }
         worker.wait()
         background = nil
         if let failure = job.failure {
             pending.prepend(job.batch)
-            return failure
+            unreportedFailure = failure
+        } else {
+            spare = job.batch
+            spare.removeAll()
         }
-        spare = job.batch
-        spare.removeAll()
-        return nil
     }
 
     /// Commits, then seals the active segment if it is due by size or age.

@@ -64,6 +64,25 @@ import Glibc
         #expect(try readAll(journal) == expected(first + second + third))
     }
 
+    @Test func aFailureJoinedByAPolicyChangeIsStillReported() throws {
+        let directory = try TestDirectory()
+        let journal = try Journal(path: directory.journal, create: true)
+        let appender = try JournalAppender(journal: journal, policy: Self.bulkPolicy())
+        try commit((0..<5).map { recordLine("first", $0) }, to: appender)
+        let segments = directory.journal + "/segments"
+        #expect(rename(segments, segments + "-away") == 0)
+        let lines = (0..<40).map { recordLine("second", $0) }
+        for line in lines { try appender.append(Array(line.utf8)) }
+        try appender.commitInBackground()
+        appender.policy.commitInterval = 1 // waits for the commit, which fails
+        #expect(appender.pendingRecords == lines.count)
+        #expect(appender.finishBackgroundCommit() != nil, "the failure is reported once")
+        #expect(appender.finishBackgroundCommit() == nil)
+        #expect(rename(segments + "-away", segments) == 0)
+        try appender.commit()
+        #expect(try readAll(journal).count == 5 + lines.count)
+    }
+
     @Test func aLargeMemberSegmentIsSealedInPlace() throws {
         let directory = try TestDirectory()
         let journal = try Journal(path: directory.journal, create: true)
