@@ -52,7 +52,7 @@ package struct UnsafeJSONCursor {
     @inlinable @inline(__always)
     package mutating func appendRaw(_ literal: StaticString) {
         let count = literal.utf8CodeUnitCount
-        position.update(from: literal.utf8Start, count: count)
+        position.initialize(from: literal.utf8Start, count: count)
         position += count
     }
 
@@ -113,7 +113,7 @@ package struct UnsafeJSONCursor {
     @inline(__always)
     private mutating func appendBytes(_ source: UnsafePointer<UInt8>, count: Int) {
         guard count > 0 else { return }
-        position.update(from: source, count: count)
+        position.initialize(from: source, count: count)
         position += count
     }
 
