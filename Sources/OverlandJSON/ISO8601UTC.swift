@@ -21,6 +21,19 @@ public enum ISO8601UTC {
 
     /// Appends `seconds` formatted as `string(from:)` does (20 bytes, no quotes) to `bytes`.
     public static func append(_ seconds: Int64, to bytes: inout [UInt8]) {
+        bytes.append(addingCapacity: formattedLength) { span in
+            span.withUnsafeMutableBufferPointer { buffer, initializedCount in
+                var cursor = UnsafeJSONCursor(buffer.baseAddress!)
+                cursor.appendTimestamp(seconds)
+                initializedCount = formattedLength
+            }
+        }
+    }
+
+    /// The date and the second of the day of `seconds` since the Unix epoch, clamped to
+    /// `representableSeconds`.
+    @inline(__always)
+    static func fields(of seconds: Int64) -> (year: Int64, month: Int64, day: Int64, secondOfDay: Int64) {
         let clamped = min(max(seconds, representableSeconds.lowerBound), representableSeconds.upperBound)
         // Floor division, so that times before 1970 land on the right day.
         var days = clamped / 86_400
@@ -30,31 +43,7 @@ public enum ISO8601UTC {
             secondOfDay += 86_400
         }
         let (year, month, day) = civil(fromDays: days)
-        let hour = secondOfDay / 3600
-        let minute = secondOfDay / 60 % 60
-        let second = secondOfDay % 60
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: formattedLength) { text in
-            func put(_ value: Int64, width: Int, at offset: Int) {
-                var value = value
-                for position in stride(from: offset + width - 1, through: offset, by: -1) {
-                    text[position] = UInt8(ascii: "0") + UInt8(value % 10)
-                    value /= 10
-                }
-            }
-            put(year, width: 4, at: 0)
-            text[4] = UInt8(ascii: "-")
-            put(month, width: 2, at: 5)
-            text[7] = UInt8(ascii: "-")
-            put(day, width: 2, at: 8)
-            text[10] = UInt8(ascii: "T")
-            put(hour, width: 2, at: 11)
-            text[13] = UInt8(ascii: ":")
-            put(minute, width: 2, at: 14)
-            text[16] = UInt8(ascii: ":")
-            put(second, width: 2, at: 17)
-            text[19] = UInt8(ascii: "Z")
-            bytes.append(contentsOf: UnsafeBufferPointer(text))
-        }
+        return (year, month, day, secondOfDay)
     }
 
     /// Parses `text` strictly as `YYYY-MM-DDTHH:MM:SS`, then optionally `.` and one or more

@@ -34,46 +34,13 @@ public struct JSONWriter: Sendable {
     /// included, copied as UTF-8.
     public mutating func appendString(_ value: String) {
         var value = value
-        value.withUTF8 { appendEscaped($0) }
+        value.withUTF8 { appendString(utf8: $0) }
     }
 
     /// Appends the UTF-8 text in `utf8` as a JSON string, escaped as `appendString` does;
     /// the bytes must be well-formed UTF-8.
     public mutating func appendString(utf8: UnsafeBufferPointer<UInt8>) {
-        appendEscaped(utf8)
-    }
-
-    private mutating func appendEscaped(_ text: UnsafeBufferPointer<UInt8>) {
-        bytes.append(UInt8(ascii: "\""))
-        var runStart = 0
-        for index in 0..<text.count {
-            let byte = text[index]
-            if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") { continue }
-            if runStart < index {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[runStart..<index]))
-            }
-            runStart = index + 1
-            switch byte {
-            case UInt8(ascii: "\""): appendRaw(#"\""#)
-            case UInt8(ascii: "\\"): appendRaw(#"\\"#)
-            case 0x0A: appendRaw(#"\n"#)
-            case 0x0D: appendRaw(#"\r"#)
-            case 0x09: appendRaw(#"\t"#)
-            default:
-                appendRaw(#"\u00"#)
-                bytes.append(Self.hexDigit(byte >> 4))
-                bytes.append(Self.hexDigit(byte & 0x0F))
-            }
-        }
-        if runStart < text.count {
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[runStart...]))
-        }
-        bytes.append(UInt8(ascii: "\""))
-    }
-
-    @inline(__always)
-    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
-        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+        append(atMost: UnsafeJSONCursor.escapedLength(utf8)) { $0.appendString(utf8: utf8) }
     }
 
     /// Appends `value` in decimal.
@@ -83,8 +50,7 @@ public struct JSONWriter: Sendable {
 
     /// Appends `value` in decimal.
     public mutating func appendInteger(_ value: Int64) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        appendDigits(value.magnitude)
+        append(atMost: UnsafeJSONCursor.maximumIntegerLength) { $0.appendInteger(value) }
     }
 
     /// Appends `true` or `false`.
@@ -95,22 +61,6 @@ public struct JSONWriter: Sendable {
     /// Appends `null`.
     public mutating func appendNull() {
         appendRaw("null")
-    }
-
-    /// Appends the decimal digits of `value`, no sign.
-    @inline(__always)
-    private mutating func appendDigits(_ value: UInt64) {
-        // 20 digits hold UInt64.max; fill from the right, then copy once.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var remaining = value
-            var start = 20
-            repeat {
-                start -= 1
-                digits[start] = UInt8(ascii: "0") + UInt8(remaining % 10)
-                remaining /= 10
-            } while remaining != 0
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
-        }
     }
 
     /// Appends `value` as a fixed-point decimal with at most `maxFractionDigits` digits
@@ -124,128 +74,25 @@ public struct JSONWriter: Sendable {
     /// JSON cannot express, is written as "0": callers that can meet one must map it to
     /// something meaningful first.
     public mutating func appendDecimal(_ value: Double, maxFractionDigits: Int) {
-        guard value.isFinite else {
-            bytes.append(UInt8(ascii: "0"))
-            return
-        }
-        let digits = min(max(maxFractionDigits, 0), 17)
-        let scaled = value.magnitude * Self.doublePowersOfTen[digits]
-        // Fast path: below 2^43 the scaled value carries at least 9 bits of fraction, so
-        // scaling errors stay under 0.003 units. Away from a tie (x.5 within 0.01) those
-        // errors cannot change the rounded result, which then equals the hand rounding of
-        // the shortest decimal; close to a tie, decide on the decimal digits themselves.
-        if scaled < 0x1p43 {
-            // A truncating conversion, not rounded(.down), which would need libm.
-            let whole = UInt64(scaled)
-            let fraction = scaled - Double(whole)
-            if (fraction - 0.5).magnitude > 0.01 {
-                let units = whole + (fraction > 0.5 ? 1 : 0)
-                appendFixedPoint(units, fractionDigits: digits, negative: value < 0)
-                return
-            }
-        }
-        appendDecimalFromShortestDigits(value, maxFractionDigits: digits)
-    }
-
-    /// Appends `units / 10^fractionDigits`, trailing fraction zeros dropped.
-    private mutating func appendFixedPoint(_ units: UInt64, fractionDigits: Int, negative: Bool) {
-        guard units != 0 else {
-            bytes.append(UInt8(ascii: "0"))
-            return
-        }
-        if negative { bytes.append(UInt8(ascii: "-")) }
-        let scale = Self.integerPowersOfTen[fractionDigits]
-        appendDigits(units / scale)
-        var fraction = units % scale
-        guard fraction != 0 else { return }
-        var width = fractionDigits
-        while fraction % 10 == 0 {
-            fraction /= 10
-            width -= 1
-        }
-        bytes.append(UInt8(ascii: "."))
-        let start = bytes.count
-        bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: width))
-        var position = start + width
-        while fraction != 0 {
-            position -= 1
-            bytes[position] = UInt8(ascii: "0") + UInt8(fraction % 10)
-            fraction /= 10
+        append(atMost: UnsafeJSONCursor.maximumDecimalLength(value)) {
+            $0.appendDecimal(value, maxFractionDigits: maxFractionDigits)
         }
     }
 
-    /// The slow path of `appendDecimal`: rounds the digits of `value.description`.
-    private mutating func appendDecimalFromShortestDigits(_ value: Double, maxFractionDigits: Int) {
-        // value.magnitude.description is "123.456", "1e-05" or "1.2345e+20": split it into
-        // significant digits and the position of the decimal point among them.
-        var digits: [UInt8] = []
-        var point: Int?
-        var exponent = 0
-        var exponentNegative = false
-        var inExponent = false
-        for byte in value.magnitude.description.utf8 {
-            if inExponent {
-                if byte == UInt8(ascii: "-") {
-                    exponentNegative = true
-                } else if ByteScanner.isDigit(byte) {
-                    exponent = exponent * 10 + Int(byte - UInt8(ascii: "0"))
-                }
-            } else if byte == UInt8(ascii: ".") {
-                point = digits.count
-            } else if byte == UInt8(ascii: "e") {
-                inExponent = true
-            } else {
-                digits.append(byte - UInt8(ascii: "0"))
-            }
-        }
-        var pointPosition = (point ?? digits.count) + (exponentNegative ? -exponent : exponent)
-        while let first = digits.first, first == 0 {
-            digits.removeFirst()
-            pointPosition -= 1
-        }
-        // Keep the digits up to maxFractionDigits after the point; round on the next one.
-        let keep = pointPosition + maxFractionDigits
-        if keep < 0 {
-            digits = []
-        } else if keep < digits.count {
-            let roundUp = digits[keep] >= 5
-            digits.removeSubrange(keep...)
-            if roundUp {
-                var index = digits.count - 1
-                while index >= 0 && digits[index] == 9 {
-                    digits[index] = 0
-                    index -= 1
-                }
-                if index >= 0 {
-                    digits[index] += 1
-                } else {
-                    digits.insert(1, at: 0)
-                    pointPosition += 1
-                }
-            }
-        }
-        while let last = digits.last, last == 0, digits.count > pointPosition {
-            digits.removeLast()
-        }
-        guard digits.contains(where: { $0 != 0 }) else {
-            bytes.append(UInt8(ascii: "0"))
-            return
-        }
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        if pointPosition <= 0 {
-            bytes.append(UInt8(ascii: "0"))
-        } else {
-            for index in 0..<pointPosition {
-                bytes.append(UInt8(ascii: "0") + (index < digits.count ? digits[index] : 0))
-            }
-        }
-        if digits.count > pointPosition {
-            bytes.append(UInt8(ascii: "."))
-            if pointPosition < 0 {
-                bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: -pointPosition))
-            }
-            for digit in digits[max(pointPosition, 0)...] {
-                bytes.append(UInt8(ascii: "0") + digit)
+    /// Reserves room for `maximumCount` bytes at the end of `bytes`, lets `write` fill
+    /// some of it through a cursor, and keeps what it wrote: one capacity and uniqueness
+    /// check for a run of tokens. `write` must not go past `maximumCount` bytes.
+    @inlinable
+    package mutating func append(atMost maximumCount: Int, _ write: (inout UnsafeJSONCursor) -> Void) {
+        bytes.append(addingCapacity: maximumCount) { span in
+            span.withUnsafeMutableBufferPointer { buffer, initializedCount in
+                let start = buffer.baseAddress.unsafelyUnwrapped
+                var cursor = UnsafeJSONCursor(start)
+                write(&cursor)
+                let written = cursor.position - start
+                // Too late to undo an overrun, but not too late to stop before it spreads.
+                precondition(written <= maximumCount, "JSON cursor wrote past its reservation")
+                initializedCount = written
             }
         }
     }
@@ -287,15 +134,4 @@ public struct JSONWriter: Sendable {
             bytes.append(UInt8(ascii: "}"))
         }
     }
-
-    private static let doublePowersOfTen: [Double] = [
-        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17,
-    ]
-
-    private static let integerPowersOfTen: [UInt64] = [
-        1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000,
-        10_000_000_000, 100_000_000_000, 1_000_000_000_000, 10_000_000_000_000,
-        100_000_000_000_000, 1_000_000_000_000_000, 10_000_000_000_000_000,
-        100_000_000_000_000_000,
-    ]
 }

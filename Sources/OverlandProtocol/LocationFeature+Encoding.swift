@@ -18,7 +18,8 @@ extension LocationFeature {
 
     /// This feature as one line of compact JSON, without the newline.
     public func jsonLine(options: FeatureEncodingOptions = .standard) -> [UInt8] {
-        var writer = JSONWriter(reservingCapacity: 512)
+        // No capacity up front: `encode` reserves its own bound in one go.
+        var writer = JSONWriter()
         encode(into: &writer, options: options)
         return writer.bytes
     }
@@ -26,80 +27,115 @@ extension LocationFeature {
     /// Appends this feature as a JSON object to `writer`, as `encodeJSONLine` does; for
     /// bodies that embed features.
     public func encode(into writer: inout JSONWriter, options: FeatureEncodingOptions = .standard) {
-        writer.appendRaw(#"{"type":"Feature","geometry":{"type":"Point","coordinates":["#)
-        writer.appendDecimal(longitude, maxFractionDigits: 7)
-        writer.appendRaw(",")
-        writer.appendDecimal(latitude, maxFractionDigits: 7)
-        writer.appendRaw(#"]},"properties":{"timestamp":""#)
-        ISO8601UTC.append(timestamp, to: &writer.bytes)
-        writer.appendRaw(#"","altitude":"#)
-        writer.appendInteger(altitude)
-        writer.appendRaw(#","speed":"#)
-        Self.appendMeasure(speed, integer: options.integerSpeed, to: &writer)
-        writer.appendRaw(#","course":"#)
-        writer.appendInteger(Self.orUnknown(course))
-        writer.appendRaw(#","horizontal_accuracy":"#)
-        writer.appendInteger(Self.orUnknown(horizontalAccuracy))
-        writer.appendRaw(#","vertical_accuracy":"#)
-        writer.appendInteger(Self.orUnknown(verticalAccuracy))
-        writer.appendRaw(#","speed_accuracy":"#)
-        Self.appendMeasure(speedAccuracy, integer: options.integerAccuracies, to: &writer)
-        writer.appendRaw(#","course_accuracy":"#)
-        Self.appendMeasure(courseAccuracy, integer: options.integerAccuracies, to: &writer)
-        writer.appendRaw(#","motion":["#)
-        for (index, kind) in motion.enumerated() {
-            if index > 0 { writer.appendRaw(",") }
-            writer.appendRaw(kind.quotedName)
+        // One reservation for the whole object, then pointer writes: this runs for every
+        // point the logger records.
+        writer.append(atMost: maximumEncodedLength) { output in
+            output.appendRaw(#"{"type":"Feature","geometry":{"type":"Point","coordinates":["#)
+            output.appendDecimal(longitude, maxFractionDigits: 7)
+            output.appendRaw(",")
+            output.appendDecimal(latitude, maxFractionDigits: 7)
+            output.appendRaw(#"]},"properties":{"timestamp":""#)
+            output.appendTimestamp(timestamp)
+            output.appendRaw(#"","altitude":"#)
+            output.appendInteger(Int64(altitude))
+            output.appendRaw(#","speed":"#)
+            Self.appendMeasure(speed, integer: options.integerSpeed, to: &output)
+            output.appendRaw(#","course":"#)
+            output.appendInteger(Self.orUnknown(course))
+            output.appendRaw(#","horizontal_accuracy":"#)
+            output.appendInteger(Self.orUnknown(horizontalAccuracy))
+            output.appendRaw(#","vertical_accuracy":"#)
+            output.appendInteger(Self.orUnknown(verticalAccuracy))
+            output.appendRaw(#","speed_accuracy":"#)
+            Self.appendMeasure(speedAccuracy, integer: options.integerAccuracies, to: &output)
+            output.appendRaw(#","course_accuracy":"#)
+            Self.appendMeasure(courseAccuracy, integer: options.integerAccuracies, to: &output)
+            output.appendRaw(#","motion":["#)
+            for (index, kind) in motion.enumerated() {
+                if index > 0 { output.appendRaw(",") }
+                output.appendRaw(kind.quotedName)
+            }
+            output.appendRaw(#"],"battery_state":"#)
+            output.appendRaw(batteryState.quotedName)
+            output.appendRaw(#","battery_level":"#)
+            output.appendDecimal(Self.clampedLevel(batteryLevel), maxFractionDigits: 2)
+            output.appendRaw(#","wifi":"#)
+            output.appendString(wifi)
+            output.appendRaw(#","device_id":"#)
+            output.appendString(deviceID)
+            if let uniqueID {
+                output.appendRaw(#","unique_id":"#)
+                output.appendString(uniqueID)
+            }
+            if let tripID {
+                output.appendRaw(#","trip_id":"#)
+                output.appendString(tripID)
+            }
+            if let trackingStats {
+                output.appendRaw(#","pauses":"#)
+                output.appendBool(trackingStats.pauses)
+                output.appendRaw(#","activity":"#)
+                output.appendString(trackingStats.activity)
+                output.appendRaw(#","desired_accuracy":"#)
+                output.appendInteger(Int64(trackingStats.desiredAccuracy))
+                output.appendRaw(#","deferred":"#)
+                output.appendInteger(Int64(trackingStats.deferred))
+                output.appendRaw(#","significant_change":"#)
+                output.appendString(trackingStats.significantChange)
+                output.appendRaw(#","locations_in_payload":"#)
+                output.appendInteger(Int64(trackingStats.locationsInPayload))
+            }
+            output.appendRaw("}}")
         }
-        writer.appendRaw(#"],"battery_state":"#)
-        writer.appendRaw(batteryState.quotedName)
-        writer.appendRaw(#","battery_level":"#)
-        // Written `!(x > 0)` so that NaN lands on 0 too.
-        let level = !(batteryLevel > 0) ? 0 : min(batteryLevel, 1)
-        writer.appendDecimal(level, maxFractionDigits: 2)
-        writer.appendRaw(#","wifi":"#)
-        writer.appendString(wifi)
-        writer.appendRaw(#","device_id":"#)
-        writer.appendString(deviceID)
-        if let uniqueID {
-            writer.appendRaw(#","unique_id":"#)
-            writer.appendString(uniqueID)
-        }
-        if let tripID {
-            writer.appendRaw(#","trip_id":"#)
-            writer.appendString(tripID)
-        }
+    }
+
+    /// The most bytes `encode` can write for this feature, whatever the options: what
+    /// it reserves up front.
+    var maximumEncodedLength: Int {
+        typealias Cursor = UnsafeJSONCursor
+        // The keys and punctuation of every line come to 273 bytes, the longest battery
+        // state to 11; 300 leaves room to spare. Measures and integers that print as -1
+        // are shorter than any bound below.
+        var length = 300
+        length += Cursor.maximumDecimalLength(longitude) + Cursor.maximumDecimalLength(latitude)
+        length += ISO8601UTC.formattedLength + 4 * Cursor.maximumIntegerLength
+        length += Cursor.maximumDecimalLength(speed) + Cursor.maximumDecimalLength(speedAccuracy)
+        length += Cursor.maximumDecimalLength(courseAccuracy) + Cursor.maximumDecimalLength(Self.clampedLevel(batteryLevel))
+        // `"stationary"` and a comma.
+        length += 13 * motion.count
+        length += Cursor.maximumStringLength(wifi) + Cursor.maximumStringLength(deviceID)
+        if let uniqueID { length += 14 + Cursor.maximumStringLength(uniqueID) }
+        if let tripID { length += 12 + Cursor.maximumStringLength(tripID) }
         if let trackingStats {
-            writer.appendRaw(#","pauses":"#)
-            writer.appendBool(trackingStats.pauses)
-            writer.appendRaw(#","activity":"#)
-            writer.appendString(trackingStats.activity)
-            writer.appendRaw(#","desired_accuracy":"#)
-            writer.appendInteger(trackingStats.desiredAccuracy)
-            writer.appendRaw(#","deferred":"#)
-            writer.appendInteger(trackingStats.deferred)
-            writer.appendRaw(#","significant_change":"#)
-            writer.appendString(trackingStats.significantChange)
-            writer.appendRaw(#","locations_in_payload":"#)
-            writer.appendInteger(trackingStats.locationsInPayload)
+            // 100 bytes of keys and punctuation, 5 for `false`.
+            length += 120 + 3 * Cursor.maximumIntegerLength
+            length += Cursor.maximumStringLength(trackingStats.activity)
+            length += Cursor.maximumStringLength(trackingStats.significantChange)
         }
-        writer.appendRaw("}}")
+        return length
     }
 
     /// Writes a measure with 2 decimals (or none), or -1 when it is unknown or unusable.
     @inline(__always)
-    private static func appendMeasure(_ value: Double, integer: Bool, to writer: inout JSONWriter) {
+    private static func appendMeasure(_ value: Double, integer: Bool, to output: inout UnsafeJSONCursor) {
         // `!(x >= 0)` also catches NaN; infinity is no measure either.
         if !(value >= 0) || value == .infinity {
-            writer.appendRaw("-1")
+            output.appendRaw("-1")
         } else {
-            writer.appendDecimal(value, maxFractionDigits: integer ? 0 : 2)
+            output.appendDecimal(value, maxFractionDigits: integer ? 0 : 2)
         }
     }
 
     @inline(__always)
-    private static func orUnknown(_ value: Int) -> Int {
-        value < 0 ? -1 : value
+    private static func orUnknown(_ value: Int) -> Int64 {
+        value < 0 ? -1 : Int64(value)
+    }
+
+    /// The battery level as written: clamped to 0...1, NaN as 0.
+    @inline(__always)
+    private static func clampedLevel(_ level: Double) -> Double {
+        // Written `!(x > 0)` so that NaN lands on 0 too.
+        !(level > 0) ? 0 : min(level, 1)
     }
 }
 

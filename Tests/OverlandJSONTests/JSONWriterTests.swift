@@ -38,6 +38,32 @@ import OverlandJSON
         #expect(Self.written { $0.appendRaw("{\"a\":"); $0.appendRaw([0x31, 0x7D]) } == #"{"a":1}"#)
     }
 
+    @Test func integersAtEveryDigitCount() {
+        // Digits are written two at a time from the right: check both sides of every
+        // power of ten, where the digit count changes.
+        var power: Int64 = 1
+        for _ in 0...18 {
+            for value in [power - 1, power, power + 1, -(power - 1), -power, -(power + 1)] {
+                #expect(Self.written { $0.appendInteger(value) } == String(value))
+            }
+            if power <= Int64.max / 10 { power *= 10 }
+        }
+        for value in [Int64.max, Int64.max - 1, Int64.min, Int64.min + 1] {
+            #expect(Self.written { $0.appendInteger(value) } == String(value))
+        }
+    }
+
+    @Test func tokensAppendAfterExistingBytes() {
+        var writer = JSONWriter(bytes: Array("[".utf8))
+        writer.appendInteger(-42)
+        writer.appendRaw(",")
+        writer.appendDecimal(0.0000123, maxFractionDigits: 7)
+        writer.appendRaw(",")
+        writer.appendString("a\u{1}b")
+        writer.appendRaw("]")
+        #expect(String(decoding: writer.bytes, as: UTF8.self) == #"[-42,0.0000123,"a\u0001b"]"#)
+    }
+
     static let decimals: [(Double, Int, String)] = [
         (-77.6963150, 7, "-77.696315"), (45.4909750, 7, "45.490975"), (45.49097500, 7, "45.490975"),
         (4.25, 2, "4.25"), (34.0, 0, "34"), (34.0, 2, "34"), (0.8, 2, "0.8"), (0.5, 2, "0.5"),
@@ -51,6 +77,8 @@ import OverlandJSON
         (123456789.125, 2, "123456789.13"), (9007199254740992, 2, "9007199254740992"),
         (0.3, 17, "0.3"), (1.0 / 3.0, 17, "0.3333333333333333"), (2.675, 2, "2.68"), (1.45, 1, "1.5"),
         (.nan, 2, "0"), (.infinity, 2, "0"), (-.infinity, 2, "0"), (4.7, -3, "5"),
+        (1.0000001, 7, "1.0000001"), (0.0000123, 7, "0.0000123"), (10.01, 7, "10.01"), (-0.1010101, 7, "-0.1010101"),
+        (8_796_093.0222, 6, "8796093.0222"), (.greatestFiniteMagnitude, 17, "17976931348623157" + String(repeating: "0", count: 292)),
     ]
 
     @Test(arguments: decimals)

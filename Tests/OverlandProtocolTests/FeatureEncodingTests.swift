@@ -165,6 +165,31 @@ import OverlandProtocol
         }
     }
 
+    @Test func longestPossibleFeatureFitsItsReservation() throws {
+        // The encoder reserves a bound up front and traps if it writes past it: push every
+        // part to its longest (escapes, huge numbers, repeated motions, every option).
+        let control = String(repeating: "\u{1}", count: 300)
+        let stats = TrackingStats(pauses: false, activity: control, desiredAccuracy: .min, deferred: .min,
+                                  significantChange: control, locationsInPayload: .min)
+        let feature = LocationFeature(
+            longitude: -.greatestFiniteMagnitude, latitude: -.greatestFiniteMagnitude, timestamp: .min, altitude: .min,
+            speed: .greatestFiniteMagnitude, course: .max, horizontalAccuracy: .max, verticalAccuracy: .max,
+            speedAccuracy: .greatestFiniteMagnitude, courseAccuracy: .greatestFiniteMagnitude,
+            motion: Array(repeating: .stationary, count: 50), batteryState: .unplugged, batteryLevel: 0.99999,
+            wifi: control, deviceID: control, uniqueID: control, tripID: control, trackingStats: stats)
+        for options in [FeatureEncodingOptions.standard, .wayfinder] {
+            var buffer = Array("prefix".utf8)
+            feature.encodeJSONLine(into: &buffer, options: options)
+            #expect(buffer.starts(with: "prefix".utf8))
+            let line = Array(buffer.dropFirst(6))
+            #expect(line == feature.jsonLine(options: options))
+            #expect(JSONValidator.isValidObject(line))
+            // Integers this large are out of the decoder's range: read the JSON itself.
+            let properties = try #require(try JSONParser.parse(line)["properties"])
+            #expect(properties["wifi"]?.string == control && properties["significant_change"]?.string == control)
+        }
+    }
+
     @Test func actionAndVisitRecords() {
         for (index, text) in Self.strings.enumerated() {
             let device = DeviceMetadata(deviceID: text, batteryState: .charging, batteryLevel: Self.doubles[index * 2 % Self.doubles.count], wifi: text)
