@@ -230,7 +230,7 @@ p("")
 p("## Ingest: NMEA to the journal, end to end")
 p("")
 p("`overland-log FILE --journal DIR`: read, parse, assemble fixes, encode Overland JSON (one thread), "
-  "then, on a second thread while the first goes on, deflate (level 5, a member per 256 KiB commit), "
+  "then, on a second thread while the first goes on, deflate (level 4, a member per 256 KiB commit), "
   "write, fsync, and seal every 4 MiB of records (journal-format.md section 7: a bulk import's large members "
   "are kept, so the seal member is appended in place). The peers read the same bytes: gpsd's `gpsdecode -j` "
   "(NMEA to JSON TPV reports), gpsbabel to GeoJSON and to GPX. `gzip -6` and `zcat` run on the "
@@ -429,7 +429,7 @@ if ingest_missed and pi:
         p("")
         p(f"`gzip -6` alone, on nothing but our records, runs at {rate(g['gzip6_pps'])}points/s, {ratio(gz_ratio)} "
           f"gpsdecode's epochs/s on the same input: on one core, deflate at level 6 would take {100 * budget:.0f} % of "
-          "the time a 5× target leaves for the whole ingest; hence the commit thread, and level 5 for commits. "
+          "the time a 5× target leaves for the whole ingest; hence the commit thread, and level 4 for commits. "
           "A machine whose second core is busy (other work, a build) runs both threads on one core and misses "
           "the target.")
     p("")

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import OverlandJSON
 import OverlandJournal
 import OverlandProtocol
@@ -73,6 +78,12 @@ public final class SyncEngine: Sendable {
                 return SyncReport(outcome: .alreadyRunning, message: "another sync of this journal is running")
             }
             lock = acquired
+            // On read-only media the cursor cannot record what the server acknowledges: a
+            // batch sent from here would be sent again by every later run.
+            if access(journal.path, W_OK) != 0 && errno == EROFS {
+                let error = JournalError.io(operation: "cannot write to", path: journal.path, reason: "read-only file system", code: EROFS)
+                return SyncReport(outcome: .journalError(error), message: error.description)
+            }
             // An interrupted `overland journal move` owns the segments it names until it is
             // finished or aborted: sending them from here too would upload them twice.
             if let intent = try journal.pendingMove() {
