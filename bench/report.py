@@ -276,7 +276,7 @@ p("")
 p("## Size: compressed bytes per point")
 p("")
 p("Sealed: after `overland journal seal` (see journal-format.md for what sealing does). Bulk active: the active "
-  "segment as a file import leaves it (a member per 256 KiB commit, level 6). gzip: the same JSON lines "
+  "segment as a file import leaves it (members of about equal size per 256 KiB commit, level 4). gzip: the same JSON lines "
   "as one whole file (`gzip -6`, `gzip -9`). " + cmd("seal"))
 p("")
 p("| input | records | JSON B/point | sealed | bulk active | gzip -6 | gzip -9 |")
