@@ -10,6 +10,10 @@ import json
 import re
 import subprocess
 
+# bench/profile.py (the script's directory comes first on sys.path, before the standard
+# library's module of the same name): one demangler and one shortener for both profilers.
+from profile import demangle, short
+
 ROW = re.compile(r"^\s+([\d.]+)%\s+([\d.]+)%\s+(\S+)\s+\[[.k]\]\s+(.*?)\s*$")
 SELF_ROW = re.compile(r"^\s+([\d.]+)%\s+(\S+)\s+\[[.k]\]\s+(.*?)\s*$")
 
@@ -17,22 +21,6 @@ SELF_ROW = re.compile(r"^\s+([\d.]+)%\s+(\S+)\s+\[[.k]\]\s+(.*?)\s*$")
 def report(path, *extra):
     return subprocess.run(["perf", "report", "-i", path, "--stdio", "-g", "none", *extra],
                           capture_output=True, text=True, check=True).stdout
-
-
-def demangle(names):
-    try:
-        out = subprocess.run(["swift", "demangle", "--simplified", "--compact"], input="\n".join(names),
-                             capture_output=True, text=True, check=True).stdout.splitlines()
-        if len(out) == len(names):
-            return out
-    except (OSError, subprocess.CalledProcessError):
-        pass
-    return names
-
-
-def short(name, width=110):
-    name = re.sub(r"\s+", " ", name)
-    return name if len(name) <= width else name[: width - 1] + "…"
 
 
 def main():

@@ -81,6 +81,14 @@ public final class Journal: @unchecked Sendable {
         lock = try? FileLock(path: lockPath, create: true)
     }
 
+    /// Throws when `path`, a directory of this journal, is on a read-only file system: a
+    /// writer learns so at once rather than at its first write.
+    public func requireWritable(_ path: String) throws(JournalError) {
+        if access(path, W_OK) != 0 && errno == EROFS {
+            throw .io(operation: "cannot write to", path: path, reason: "read-only file system", code: EROFS)
+        }
+    }
+
     /// Wall-clock Unix seconds.
     public static func currentTime() -> Int64 {
         var now = timespec()

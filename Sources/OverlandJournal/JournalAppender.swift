@@ -99,9 +99,7 @@ public final class JournalAppender {
         self.lock = lock
         // On read-only media a writer would only learn so at its first commit (a live
         // logger would then hold its points in memory for ever): refuse at once.
-        if access(journal.segmentsPath, W_OK) != 0 && errno == EROFS {
-            throw .io(operation: "cannot write to", path: journal.segmentsPath, reason: "read-only file system", code: EROFS)
-        }
+        try journal.requireWritable(journal.segmentsPath)
         try lock.withLock(.exclusive) { () throws(JournalError) in try recover(all: true) }
     }
 

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import OverlandJSON
 import OverlandJournal
 import OverlandProtocol
@@ -80,8 +75,9 @@ public final class SyncEngine: Sendable {
             lock = acquired
             // On read-only media the cursor cannot record what the server acknowledges: a
             // batch sent from here would be sent again by every later run.
-            if access(journal.path, W_OK) != 0 && errno == EROFS {
-                let error = JournalError.io(operation: "cannot write to", path: journal.path, reason: "read-only file system", code: EROFS)
+            do {
+                try journal.requireWritable(journal.path)
+            } catch {
                 return SyncReport(outcome: .journalError(error), message: error.description)
             }
             // An interrupted `overland journal move` owns the segments it names until it is
