@@ -89,10 +89,12 @@ import Glibc
             let fields = row.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
             let json = try JSONParser.parse(line)
             let coordinates = json["geometry"]?["coordinates"]?.array ?? []
+            try #require(coordinates.count == 2 && fields.count >= 6, "\(row) vs \(line)")
             let latitude = try #require(coordinates[1].double)
             let longitude = try #require(coordinates[0].double)
             let time = try #require(json["properties"]?["timestamp"]?.string)
-            #expect(abs(Double(fields[1])! - latitude) < 1e-6 && abs(Double(fields[2])! - longitude) < 1e-6, "\(row) vs \(line)")
+            let rowLatitude = try #require(Double(fields[1]), "\(row)"), rowLongitude = try #require(Double(fields[2]), "\(row)")
+            #expect(abs(rowLatitude - latitude) < 1e-6 && abs(rowLongitude - longitude) < 1e-6, "\(row) vs \(line)")
             let expectedDate = String(time.prefix(10)).replacingOccurrences(of: "-", with: "/")
             #expect(fields[4] == expectedDate && fields[5] == String(time.dropFirst(11).prefix(8)), "\(row) vs \(time)")
             let altitude = json["properties"]?["altitude"]?.int ?? 0

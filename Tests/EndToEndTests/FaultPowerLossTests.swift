@@ -39,7 +39,7 @@ import Glibc
         #expect(run.succeeded, "\(run)")
         let segments = ReliabilitySandbox.files(under: sandbox.journal + "/segments")
         #expect(segments.count == 2, "\(segments)")
-        return sandbox.journal + "/segments/" + segments.last!
+        return sandbox.journal + "/segments/" + (try #require(segments.last))
     }
 
     /// The last commit (its member) cut at every byte: in-process at every offset; through
@@ -51,7 +51,7 @@ import Glibc
         let original = try Self.bytes(segment)
         let members = Self.members(original)
         #expect(members.count >= 12 && members.allSatisfy { $0.kind == 1 }, "\(members.map(\.size))")
-        let last = members.last!
+        let last = try #require(members.last)
         let all = try sandbox.records().records
         // The records of every commit but the last.
         let earlier = try {
@@ -102,7 +102,7 @@ import Glibc
         let sandbox = try ReliabilitySandbox(prefix: "overland-power")
         let segment = try Self.journalWithCommits(sandbox)
         let original = try Self.bytes(segment)
-        let last = Self.members(original).last!
+        let last = try #require(Self.members(original).last)
         let all = try sandbox.records().records
         var damagedBytes = original
         if zeros > 0 {
@@ -218,7 +218,7 @@ import Glibc
         #expect(try sandbox.cursor() == 100)
         // Lose the last 40 records: cut the active segment back to an earlier member.
         let segments = ReliabilitySandbox.files(under: sandbox.journal + "/segments").filter { !$0.hasPrefix(".") }
-        let segment = sandbox.journal + "/segments/" + segments.last!
+        let segment = sandbox.journal + "/segments/" + (try #require(segments.last))
         let bytes = try Self.bytes(segment)
         let members = Self.members(bytes)
         #expect(!members.isEmpty)

@@ -159,7 +159,7 @@ import Glibc
         let segmentNames = ReliabilitySandbox.files(under: sandbox.journal + "/segments")
         #expect(segmentNames.count == 3)
         let segments = try segmentNames.map { try Self.bytes(sandbox.journal + "/segments/" + $0) }
-        let foreign = try Self.bytes(foreignJournal + "/segments/" + ReliabilitySandbox.files(under: foreignJournal + "/segments").last!)
+        let foreign = try Self.bytes(foreignJournal + "/segments/" + (try #require(ReliabilitySandbox.files(under: foreignJournal + "/segments").last)))
 
         var random = Soak.generator(0xF0_22ED)
         let iterations = Soak.count(400)
@@ -265,7 +265,7 @@ import Glibc
         let sandbox = try ReliabilitySandbox(prefix: "overland-hostile")
         try Self.makeJournal(sandbox)
         let names = ReliabilitySandbox.files(under: sandbox.journal + "/segments")
-        let name = which == "newest" ? names.last! : names.first!
+        let name = try #require(which == "newest" ? names.last : names.first)
         let path = sandbox.journal + "/segments/" + name
         try FileManager.default.removeItem(atPath: path)
         try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: "/etc/passwd")
@@ -313,7 +313,7 @@ import Glibc
         let sandbox = try ReliabilitySandbox(prefix: "overland-hostile")
         try Self.makeJournal(sandbox)
         let before = try sandbox.records().records
-        let real = try Self.bytes(sandbox.journal + "/segments/" + ReliabilitySandbox.files(under: sandbox.journal + "/segments").last!)
+        let real = try Self.bytes(sandbox.journal + "/segments/" + (try #require(ReliabilitySandbox.files(under: sandbox.journal + "/segments").last)))
         let names = ["..jsonl.gz", "...", "-rf", " 0000000000000000999.jsonl.gz", "00000000000000000999.jsonl.gz.", "00000000000000000999.JSONL.GZ",
                      "0000000000000000099\u{1B}[31m.jsonl.gz", "00000000000000000999\n.jsonl.gz", "\u{202E}zg.lnosj.99900000000000000000",
                      String(repeating: "0", count: 200) + ".jsonl.gz", "99999999999999999999.jsonl.gz", "%2e%2e%2fetc%2fpasswd"]
@@ -337,10 +337,10 @@ import Glibc
         let bomb = Self.member(firstSequence: UInt64(before.count), count: 1, journalID: try Self.journalID(sandbox.journal),
                                deflate: try Self.deflate([UInt8](repeating: 0, count: 64 << 20)), crc: 0, isize: 48)
         // Into an older, sealed segment (before its seal member), where it is damage.
-        let name = ReliabilitySandbox.files(under: sandbox.journal + "/segments").first!
+        let name = (try #require(ReliabilitySandbox.files(under: sandbox.journal + "/segments").first))
         let path = sandbox.journal + "/segments/" + name
         var bytes = try Self.bytes(path)
-        let seal = FaultPowerLossTests.members(bytes).last!
+        let seal = (try #require(FaultPowerLossTests.members(bytes).last))
         bytes.insert(contentsOf: bomb, at: seal.offset)
         try Self.write(bytes, to: path)
         let clock = ContinuousClock()
@@ -363,13 +363,17 @@ import Glibc
         let foreignJournal = sandbox.directory.appending("foreign")
         try Self.makeJournal(sandbox, journal: foreignJournal, first: 10_000)
         let before = try sandbox.records().records
-        let foreignName = ReliabilitySandbox.files(under: foreignJournal + "/segments").last!
+        let foreignName = (try #require(ReliabilitySandbox.files(under: foreignJournal + "/segments").last))
         let foreign = try Self.bytes(foreignJournal + "/segments/" + foreignName)
-        let foreignMember = FaultPowerLossTests.members(foreign)[1]
-        let name = ReliabilitySandbox.files(under: sandbox.journal + "/segments").last!
+        let foreignMembers = FaultPowerLossTests.members(foreign)
+        try #require(foreignMembers.count > 1)
+        let foreignMember = foreignMembers[1]
+        let name = (try #require(ReliabilitySandbox.files(under: sandbox.journal + "/segments").last))
         let path = sandbox.journal + "/segments/" + name
         var bytes = try Self.bytes(path)
-        let at = FaultPowerLossTests.members(bytes)[2].offset
+        let members = FaultPowerLossTests.members(bytes)
+        try #require(members.count > 2)
+        let at = members[2].offset
         bytes.insert(contentsOf: foreign[foreignMember.offset..<foreignMember.offset + foreignMember.size], at: at)
         try Self.write(bytes, to: path)
 
@@ -394,10 +398,10 @@ import Glibc
         let payload = Array(("{\"type\":\"Feature\",\"pad\":\"" + String(repeating: "x", count: 70_000) + "\"}\n").utf8)
         let huge = Self.member(firstSequence: UInt64(before.count), count: 1, journalID: try Self.journalID(sandbox.journal),
                                deflate: try Self.deflate(payload), crc: Self.crc32(payload), isize: UInt32(payload.count))
-        let name = ReliabilitySandbox.files(under: sandbox.journal + "/segments").first!
+        let name = (try #require(ReliabilitySandbox.files(under: sandbox.journal + "/segments").first))
         let path = sandbox.journal + "/segments/" + name
         var bytes = try Self.bytes(path)
-        bytes.insert(contentsOf: huge, at: FaultPowerLossTests.members(bytes).last!.offset)
+        bytes.insert(contentsOf: huge, at: (try #require(FaultPowerLossTests.members(bytes).last)).offset)
         try Self.write(bytes, to: path)
         let outcome = try Self.runCommands(sandbox, sandbox.journal, context: "huge line")
         #expect(outcome.verify.exitStatus == 65, "\(outcome.verify)")

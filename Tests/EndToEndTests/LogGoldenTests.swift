@@ -100,7 +100,7 @@ struct LogGoldenTests {
         let sandbox = try Self.sandbox()
         #expect(try sandbox.log(["--device-id", "golden", LogSamples.bundled, LogSamples.capture("neo-m8n")]).succeeded)
         let records = try sandbox.records()
-        #expect(records.count == 31 + 23)
+        try #require(records.count == 31 + 23)
         let lines = records.map(Self.golden)
 
         // $GNRMC,055234.000,A,4739.71890,N,12219.58362,W,0.00,286.35,050826,,,A,V*13
@@ -125,10 +125,10 @@ struct LogGoldenTests {
         #expect(lines[53] == #"{"type":"Feature","geometry":{"type":"Point","coordinates":[-121.3142285,44.0689837]},"properties":{"timestamp":"2015-03-18T17:19:48Z","altitude":1139,"speed":0.03,"course":-1,"horizontal_accuracy":5,"vertical_accuracy":-1,"speed_accuracy":-1,"course_accuracy":-1,"motion":["stationary"],"battery_state":"unplugged","battery_level":0.8,"wifi":"","device_id":"golden"}}"#)
     }
 
-    /// The real drive: 5,597 epochs at about 1 Hz give 5,597 points, none in the same second.
+    /// The generated drive: 5,597 epochs at about 1 Hz give 5,597 points, none in the same second.
     @Test func driveGivesOnePointPerEpoch() throws {
         let sandbox = try Self.sandbox()
-        let result = try sandbox.log(["--device-id", "golden", "--stats", LogSamples.drive])
+        let result = try sandbox.log(["--device-id", "golden", "--stats", try sandbox.driveFile()])
         #expect(result.succeeded)
         #expect(result.stdout.isEmpty)
         #expect(result.stderrLines == [
@@ -142,6 +142,7 @@ struct LogGoldenTests {
         #expect(zip(records, records.dropFirst()).allSatisfy { $0.timestamp < $1.timestamp })
         let lines = records.map(Self.golden)
 
+        try #require(lines.count == 5597)
         // $GPGGA,180542.000,4529.4585,N,07741.7789,W,1,08,1.0,311.0,M,,,,*1F
         // $GPGSA,A,3,02,05,06,12,13,15,19,25,,,,,1.8,1.0,1.5*35
         // $GPRMC,180542.000,A,4529.4585,N,07741.7789,W,2.75,205.4,140220,,,A*42
@@ -150,14 +151,18 @@ struct LogGoldenTests {
         // (walking); HDOP 1.0 -> 5 m; VDOP 1.5 -> 7.5 -> 8 m.
         #expect(lines[0] == #"{"type":"Feature","geometry":{"type":"Point","coordinates":[-77.696315,45.490975]},"properties":{"timestamp":"2020-02-14T18:05:42Z","altitude":311,"speed":1.41,"course":205,"horizontal_accuracy":5,"vertical_accuracy":8,"speed_accuracy":-1,"course_accuracy":-1,"motion":["walking"],"battery_state":"unplugged","battery_level":0.8,"wifi":"","device_id":"golden"}}"#)
         // Epoch 1000 (lines 4001-4004):
-        // $GPGGA,182329.000,4529.8981,N,07758.0399,W,1,08,1.0,319.0,M,,,,*10
-        // $GPRMC,182329.000,A,4529.8981,N,07758.0399,W,48.87,298.7,140220,,,A*71
-        // $GPVTG,298.7,T,,M,48.87,N,90.50,K,A*06   (90.50 km/h = 25.14 m/s: driving)
-        #expect(lines[1000] == #"{"type":"Feature","geometry":{"type":"Point","coordinates":[-77.9673317,45.4983017]},"properties":{"timestamp":"2020-02-14T18:23:29Z","altitude":319,"speed":25.14,"course":299,"horizontal_accuracy":5,"vertical_accuracy":8,"speed_accuracy":-1,"course_accuracy":-1,"motion":["driving"],"battery_state":"unplugged","battery_level":0.8,"wifi":"","device_id":"golden"}}"#)
+        // $GPGGA,182321.000,4526.7184,N,07804.4058,W,1,08,1.0,292.0,M,,,,*1B
+        // $GPRMC,182321.000,A,4526.7184,N,07804.4058,W,59.94,252.8,140220,,,A*73
+        // $GPVTG,252.8,T,,M,59.94,N,111.00,K,A*30   (111.00 km/h = 30.83 m/s: driving)
+        // 45 + 26.7184/60 = 45.4453067; -(78 + 4.4058/60) = -78.07343.
+        #expect(LogSamples.drive.epochs[1000].text.hasPrefix("$GPGGA,182321.000,4526.7184,N,07804.4058,W,1,08,1.0,292.0,M,,,,*1B\r\n"))
+        #expect(lines[1000] == #"{"type":"Feature","geometry":{"type":"Point","coordinates":[-78.07343,45.4453067]},"properties":{"timestamp":"2020-02-14T18:23:21Z","altitude":292,"speed":30.83,"course":253,"horizontal_accuracy":5,"vertical_accuracy":8,"speed_accuracy":-1,"course_accuracy":-1,"motion":["driving"],"battery_state":"unplugged","battery_level":0.8,"wifi":"","device_id":"golden"}}"#)
         // The last epoch:
-        // $GPGGA,194411.000,4520.6494,N,07909.6106,W,1,08,1.0,310.0,M,,,,*14
-        // $GPRMC,194411.000,A,4520.6494,N,07909.6106,W,22.14,261.7,140220,,,A*7C
-        // $GPVTG,261.7,T,,M,22.14,N,41.00,K,A*0F   (41.00 km/h = 11.39 m/s)
-        #expect(lines[5596] == #"{"type":"Feature","geometry":{"type":"Point","coordinates":[-79.1601767,45.3441567]},"properties":{"timestamp":"2020-02-14T19:44:11Z","altitude":310,"speed":11.39,"course":262,"horizontal_accuracy":5,"vertical_accuracy":8,"speed_accuracy":-1,"course_accuracy":-1,"motion":["driving"],"battery_state":"unplugged","battery_level":0.8,"wifi":"","device_id":"golden"}}"#)
+        // $GPGGA,194419.000,4516.3720,N,07928.9319,W,1,08,1.0,343.0,M,,,,*16
+        // $GPRMC,194419.000,A,4516.3720,N,07928.9319,W,55.98,235.0,140220,,,A*7A
+        // $GPVTG,235.0,T,,M,55.98,N,103.67,K,A*3B   (103.67 km/h = 28.80 m/s)
+        // 45 + 16.3720/60 = 45.2728667; -(79 + 28.9319/60) = -79.4821983.
+        #expect(LogSamples.drive.epochs[5596].text.hasPrefix("$GPGGA,194419.000,4516.3720,N,07928.9319,W,1,08,1.0,343.0,M,,,,*16\r\n"))
+        #expect(lines[5596] == #"{"type":"Feature","geometry":{"type":"Point","coordinates":[-79.4821983,45.2728667]},"properties":{"timestamp":"2020-02-14T19:44:19Z","altitude":343,"speed":28.8,"course":235,"horizontal_accuracy":5,"vertical_accuracy":8,"speed_accuracy":-1,"course_accuracy":-1,"motion":["driving"],"battery_state":"unplugged","battery_level":0.8,"wifi":"","device_id":"golden"}}"#)
     }
 }

@@ -92,12 +92,12 @@ struct LogLiveInputTests {
 
         // The same points as a clean run of the whole drive, byte for byte, in order.
         let reference = try LogSandbox()
-        #expect(try reference.log(["--device-id", "kill", LogSamples.drive]).succeeded)
+        #expect(try reference.log(["--device-id", "kill", try reference.driveFile()]).succeeded)
         let expected = try reference.records()
         #expect(survivors.map(\.line) == expected.prefix(count).map(\.line), "a prefix, no duplicates, no corruption")
 
         // The next run appends after the survivors: sequence numbers continue.
-        let again = try sandbox.log(["--device-id", "kill", LogSamples.drive])
+        let again = try sandbox.log(["--device-id", "kill", try sandbox.driveFile()])
         #expect(again.succeeded, "\(again)")
         let all = try sandbox.records()
         #expect(all.count == count + 5597)

@@ -61,7 +61,7 @@ struct LogRecordFormatTests {
     @Test func everyRecordHasEveryKeyInItsType() throws {
         let sandbox = try LogSandbox()
         let gpsd = LogSamples.gpsdFixtures + "/gpsd-quectel-l76k.jsonl"
-        let inputs = [LogSamples.bundled, LogSamples.drive, gpsd] + ["neo-m8n", "rst39", "firefly-II", "ublox-8"].map(LogSamples.capture)
+        let inputs = [LogSamples.bundled, try sandbox.driveFile(), gpsd] + ["neo-m8n", "rst39", "firefly-II", "ublox-8"].map(LogSamples.capture)
         let result = try sandbox.log(["--device-id", "format"] + inputs)
         #expect(result.succeeded, "\(result)")
         let records = try sandbox.records()

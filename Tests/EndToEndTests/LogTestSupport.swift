@@ -6,55 +6,55 @@ import Testing
 import Glibc
 #endif
 
-/// The sample data the `overland-log` tests read: the demo capture bundled in the
-/// repository, and `../shared/samples` beside the checkout (never copied into the repo).
+/// The sample data the `overland-log` tests read, all inside the repository: the demo
+/// capture, gpsd's regression captures (`Tests/Fixtures/gpsd`, BSD-2-Clause, see its README),
+/// gpsd JSON, and a generated drive (GeneratedDrive).
 enum LogSamples {
     /// `<repo>/Tests/EndToEndTests/LogTestSupport.swift` -> `<repo>`.
     static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-    static let shared = (repository as NSString).deletingLastPathComponent + "/shared/samples"
+    static let fixtures = repository + "/Tests/Fixtures"
 
     /// The demo capture (a copy of gpsd's quectel-l76k-nmea.log), 5 Hz.
     static let bundled = repository + "/samples/quectel-l76k.nmea"
-    /// The 98-minute drive: 5,597 epochs of GGA, GSA, RMC, VTG at about 1 Hz, CRLF.
-    static let drive = shared + "/drive/drive.nmea"
+    /// A 98-minute drive: 5,597 epochs of GGA, GSA, RMC, VTG at about 1 Hz, CRLF, on 2020-02-14.
+    static let drive = GeneratedDrive.standard
     /// gpsd JSON recorded from gpsd 3.22 (see that directory's README).
     static let gpsdFixtures = repository + "/Tests/OverlandNMEATests/Fixtures"
 
-    static func capture(_ name: String) -> String { shared + "/gpsd/\(name).log" }
+    static func capture(_ name: String) -> String { fixtures + "/gpsd/\(name).log" }
 
     static func bytes(_ path: String) throws -> [UInt8] {
         [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
     }
 
     /// The drive's epochs, each its four lines with their CRLF, in order.
-    static func driveEpochs() throws -> [String] {
-        // Split bytes, not Characters: Swift reads "\r\n" as one Character.
-        var epochs: [String] = []
-        for line in try bytes(drive).split(separator: 0x0A) {
-            let text = String(decoding: line, as: UTF8.self) + "\n"
-            if text.hasPrefix("$GPGGA") || epochs.isEmpty { epochs.append(text) } else { epochs[epochs.count - 1] += text }
-        }
-        return epochs
-    }
+    static func driveEpochs() -> [String] { drive.epochs.map(\.text) }
 
-    /// The UTC time of a drive epoch ("180542" -> seconds since 1970), all on 2020-02-14.
+    /// The UTC time of a drive epoch ("180542" -> seconds since 1970): the drive is on one day.
     static func driveEpochTime(_ epoch: String) -> Int64 {
-        let time = epoch.dropFirst(7).prefix(6)
-        let hours = Int64(time.prefix(2))!, minutes = Int64(time.dropFirst(2).prefix(2))!, seconds = Int64(time.suffix(2))!
-        return 1_581_638_400 + hours * 3600 + minutes * 60 + seconds
+        let time = epoch.utf8.dropFirst(7).prefix(6).map { Int64($0) - 48 }
+        guard time.count == 6, time.allSatisfy({ (0...9).contains($0) }), let first = drive.epochs.first else { return -1 }
+        let day = first.time - first.time % 86_400
+        return day + (time[0] * 10 + time[1]) * 3600 + (time[2] * 10 + time[3]) * 60 + time[4] * 10 + time[5]
     }
 
     /// The fixes gpsd reported for a capture (`NAME.truth.jsonl`).
     static func truth(_ name: String) throws -> [LogTruthFix] {
-        let text = String(decoding: try bytes(shared + "/gpsd/\(name).truth.jsonl"), as: UTF8.self)
+        let text = String(decoding: try bytes(fixtures + "/gpsd/\(name).truth.jsonl"), as: UTF8.self)
         return try text.split(separator: "\n").map { line in
-            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
-                throw ToolRunnerError(description: "not a JSON object: \(line)")
+            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  let fix = LogTruthFix(object) else {
+                throw ToolRunnerError(description: "not a gpsd truth fix: \(line)")
             }
-            return LogTruthFix(object)
+            return fix
         }
     }
+}
+
+extension LogSandbox {
+    /// Writes the generated drive into the sandbox and returns its path.
+    func driveFile() throws -> String { try file("drive.nmea", text: LogSamples.drive.text) }
 }
 
 /// One line of a gpsd truth file.
@@ -66,10 +66,12 @@ struct LogTruthFix {
     var speed: Double?
     var reported: Set<String>
 
-    init(_ object: [String: Any]) {
-        seconds = (object["t"] as! NSNumber).doubleValue
-        latitude = (object["lat"] as! NSNumber).doubleValue
-        longitude = (object["lon"] as! NSNumber).doubleValue
+    init?(_ object: [String: Any]) {
+        guard let seconds = object["t"] as? NSNumber, let latitude = object["lat"] as? NSNumber,
+              let longitude = object["lon"] as? NSNumber else { return nil }
+        self.seconds = seconds.doubleValue
+        self.latitude = latitude.doubleValue
+        self.longitude = longitude.doubleValue
         altitude = (object["altMSL"] as? NSNumber)?.doubleValue
         speed = (object["speed"] as? NSNumber)?.doubleValue
         reported = Set(object["reported"] as? [String] ?? [])
@@ -125,8 +127,9 @@ struct LogRecord {
 enum LogTime {
     /// "2020-02-14T18:05:42Z" -> seconds since 1970.
     static func parse(_ text: String) -> Int64? {
-        guard let match = text.wholeMatch(of: /(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)Z/) else { return nil }
-        let (year, month, day) = (Int64(match.1)!, Int64(match.2)!, Int64(match.3)!)
+        guard let match = text.wholeMatch(of: /(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)Z/),
+              let year = Int64(match.1), let month = Int64(match.2), let day = Int64(match.3),
+              let hour = Int64(match.4), let minute = Int64(match.5), let second = Int64(match.6) else { return nil }
         // Days from civil (Howard Hinnant's algorithm).
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
@@ -134,7 +137,7 @@ enum LogTime {
         let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
         let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
         let days = era * 146_097 + doe - 719_468
-        return days * 86_400 + Int64(match.4)! * 3600 + Int64(match.5)! * 60 + Int64(match.6)!
+        return days * 86_400 + hour * 3600 + minute * 60 + second
     }
 
     /// Seconds since 1970 -> "2020-02-14T18:05:42Z".

@@ -62,7 +62,7 @@ import Glibc
         let target = try JournalView.read(sandbox.target)
         MoveInvariant.checkComplete(unsent: unsent, stayed: stayed, source: source, target: target, context: "after the re-run")
         // The sent first segment stays in the source for retention.
-        #expect(source?.records.first?.line == lines[0])
+        #expect(source?.records.first?.line == lines.first)
 
         let verify = try sandbox.overland(["journal", "verify", "--journal", sandbox.target])
         #expect(verify.succeeded, "\(verify)")

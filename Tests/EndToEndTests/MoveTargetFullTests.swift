@@ -16,6 +16,7 @@ import Glibc
     @Test func aFullTmpfsStopsTheMoveCleanlyAndARunAfterFreeingSpaceFinishes() throws {
         let sandbox = try MoveSandbox()
         let lines = try MoveRecords.makeSource(at: sandbox.source, sealed: 6, perSegment: 20, cursor: 27, pad: 1500)
+        try #require(lines.count > 27)
         let unsent = Array(lines[27...])
         let mountPoint = sandbox.directory.appending("stick")
         guard let stick = MountedFileSystem.tmpfs(at: mountPoint, bytes: 64 << 10) else {

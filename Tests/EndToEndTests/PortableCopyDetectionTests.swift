@@ -126,7 +126,7 @@ import Glibc
         #expect(try setup.sandbox.move().succeeded)
         let other = setup.sandbox.directory.appending("other")
         try MoveRecords.makeSource(at: other, sealed: 1, perSegment: 3, active: 0, cursor: 0)
-        let segment = try FileManager.default.contentsOfDirectory(atPath: other + "/segments").sorted()[0]
+        let segment = try #require(try FileManager.default.contentsOfDirectory(atPath: other + "/segments").sorted().first)
         try FileManager.default.copyItem(atPath: other + "/segments/" + segment,
                                          toPath: setup.sandbox.target + "/segments/00000000000000009000.jsonl.gz")
         let view = try #require(try JournalView.read(setup.sandbox.target))

@@ -14,6 +14,7 @@ import Glibc
     @Test func aJournalMovedToAFATStickReadsBackAfterARemount() throws {
         let sandbox = try MoveSandbox(prefix: "overland-fat")
         let lines = try MoveRecords.makeSource(at: sandbox.source, cursor: 27)
+        try #require(lines.count > 27)
         let unsent = Array(lines[27...])
         guard var stick = MountedFileSystem.fat(image: sandbox.directory.appending("stick.img"), at: sandbox.directory.appending("stick"),
                                                 bytes: 8 << 20) else {
@@ -52,6 +53,7 @@ import Glibc
     @Test func aFullFATStickStopsTheMoveCleanly() throws {
         let sandbox = try MoveSandbox(prefix: "overland-fat")
         let lines = try MoveRecords.makeSource(at: sandbox.source, sealed: 8, perSegment: 20, cursor: 27, pad: 1500)
+        try #require(lines.count > 27)
         guard let stick = MountedFileSystem.fat(image: sandbox.directory.appending("stick.img"), at: sandbox.directory.appending("stick"),
                                                 bytes: 128 << 10) else { return }
         let full = try sandbox.move()

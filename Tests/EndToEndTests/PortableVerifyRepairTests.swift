@@ -47,12 +47,13 @@ import Glibc
         let lines = try MoveRecords.makeSource(at: sandbox.source, sealed: 5, perSegment: 40, active: 12, cursor: 0, pad: 300)
         let segments = sandbox.source + "/segments/"
         let names = try FileManager.default.contentsOfDirectory(atPath: segments).sorted()
-        #expect(names.count == 6)
+        try #require(names.count == 6)
         var lost = Set<UInt64>()
 
         // 1. A bit flipped inside the compressed data of segment 1's first member.
         var first = try Self.bytes(segments + names[1])
         let flipped = try #require(Self.spans(first).first)
+        try #require(flipped.offset + 54 + (flipped.size - 62) / 2 < first.count)
         first[flipped.offset + 54 + (flipped.size - 62) / 2] ^= 0x10
         try Self.write(first, segments + names[1])
         for sequence in flipped.first..<(flipped.first + UInt64(flipped.count)) { lost.insert(sequence) }
@@ -67,7 +68,7 @@ import Glibc
         // 3. A member of another journal spliced into segment 2 (its own records survive).
         let other = sandbox.directory.appending("other")
         try MoveRecords.makeSource(at: other, sealed: 1, perSegment: 3, active: 0, cursor: 0)
-        let otherBytes = try Self.bytes(other + "/segments/" + (try FileManager.default.contentsOfDirectory(atPath: other + "/segments").sorted()[0]))
+        let otherBytes = try Self.bytes(other + "/segments/" + (try #require(try FileManager.default.contentsOfDirectory(atPath: other + "/segments").sorted().first)))
         let foreign = try #require(Self.spans(otherBytes).first)
         var spliced = try Self.bytes(segments + names[2])
         spliced.insert(contentsOf: otherBytes[foreign.offset..<(foreign.offset + foreign.size)], at: 0)
@@ -116,7 +117,9 @@ import Glibc
         let lines = try MoveRecords.makeSource(at: sandbox.source, sealed: 4, perSegment: 20, cursor: 0)
         let segments = sandbox.source + "/segments/"
         let names = try FileManager.default.contentsOfDirectory(atPath: segments).sorted()
+        try #require(names.count > 2)
         var bytes = try Self.bytes(segments + names[2])
+        try #require(bytes.count > 60)
         bytes[60] ^= 0x01
         try Self.write(bytes, segments + names[2])
         let moved = try sandbox.move()

@@ -146,7 +146,8 @@ import Glibc
         #expect(try run(sandbox.log, ["--journal", sandbox.journal, input]).succeeded)
         // A torn tail, cut and kept in damaged/ by the next run.
         let segments = ReliabilitySandbox.files(under: sandbox.journal + "/segments")
-        let handle = FileHandle(forWritingAtPath: sandbox.journal + "/segments/" + segments.last!)!
+        let newest = try #require(segments.last)
+        let handle = try #require(FileHandle(forWritingAtPath: sandbox.journal + "/segments/" + newest))
         handle.seekToEndOfFile()
         handle.write(Data([0x1F, 0x8B, 0x08, 0x06, 1, 2, 3, 4, 5]))
         handle.closeFile()

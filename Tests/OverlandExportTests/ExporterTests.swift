@@ -91,6 +91,7 @@ import OverlandJournal
         let (text, summary, _) = try exportText(journal, ExportOptions(format: .csv))
         #expect(summary.written == 2)
         let rows = text.components(separatedBy: "\r\n")
+        try #require(rows.count >= 3, "\(rows)")
         #expect(rows[0] == "timestamp,latitude,longitude,altitude,speed,course,horizontal_accuracy,vertical_accuracy,motion,battery_state,battery_level,wifi,device_id,trip_id")
         #expect(rows[1] == #"2026-11-18T11:06:40Z,52.5,13.4,40,1.5,90,5,4,driving,charging,0.5,"home, ""net""",van,2026-11-18T11:00:00Z"#)
         #expect(rows[2] == "2026-11-18T11:06:41Z,52.5001,13.4001,40,,,5,4,driving,charging,0.5,\"line\nbreak\",van,")

@@ -95,7 +95,7 @@ import Glibc
         // Segments: [0, 20) sealed, [20, 35) active; commits of 7 records.
         for index in 0..<35 {
             written.append(recordLine("m", index))
-            try appender.append(Array(written.last!.utf8))
+            try appender.append(Array(try #require(written.last).utf8))
             if written.count % 7 == 0 || written.count == 20 { try appender.commit() }
             if written.count == 20 { try appender.sealActive() }
         }
@@ -130,7 +130,7 @@ import Glibc
 
         // And once sealed.
         try appender.sealActive()
-        #expect(try journal.isSealed(journal.segments()[0]))
+        #expect(try journal.isSealed(try #require(try journal.segments().first)))
         #expect(try gzipTest(segment).status == 0)
         #expect(try zcatLines(segment) == written)
     }
@@ -146,9 +146,10 @@ import Glibc
         let path = try #require(try segmentPaths(journal).first)
         let bytes = try Files.bytes(path)
         let spans = memberSpans(bytes)
-        #expect(spans.count == 2)
+        try #require(spans.count == 2)
         #expect(spans.last.map { $0.offset + $0.size } == bytes.count, "members cover the file")
         for (index, span) in spans.enumerated() {
+            try #require(span.offset + 54 <= bytes.count)
             let header = Array(bytes[span.offset..<(span.offset + 54)])
             #expect(Array(header[0..<4]) == [0x1f, 0x8b, 0x08, 0x06])
             #expect(le(header, 4, as: UInt32.self) == [1_700_000_000, 1_700_000_005][index])
@@ -265,7 +266,7 @@ import Glibc
         #expect(line.utf8.count == 65_536)
         try commit([line, recordLine("after", 0)], to: appender)
         #expect(try readAll(journal) == expected([line, recordLine("after", 0)]))
-        #expect(try zcatLines(segmentPaths(journal)[0]) == [line, recordLine("after", 0)])
+        #expect(try zcatLines(try #require(try segmentPaths(journal).first)) == [line, recordLine("after", 0)])
     }
 
     /// A large commit becomes several members, each within the readers' limits.
@@ -277,7 +278,7 @@ import Glibc
         let appender = try JournalAppender(journal: journal, policy: policy)
         let lines = (0..<60).map { noisyRecordLine($0, bytes: 20_000) }
         try commit(lines, to: appender)
-        let bytes = try Files.bytes(segmentPaths(journal)[0])
+        let bytes = try Files.bytes(try #require(try segmentPaths(journal).first))
         let spans = memberSpans(bytes)
         #expect(spans.count > 1)
         for span in spans {

@@ -25,10 +25,10 @@ import Glibc
         #expect(id.count == 32 && id.allSatisfy { "0123456789abcdef".contains($0) })
         #expect(id == journal.id.description)
 
-        #expect(Files.mode(directory.journal)! == (S_IFDIR, 0o700))
-        #expect(Files.mode(directory.journal + "/segments")! == (S_IFDIR, 0o700))
-        #expect(Files.mode(manifestPath)! == (S_IFREG, 0o600))
-        #expect(Files.mode(directory.journal + "/journal.lock")! == (S_IFREG, 0o600))
+        #expect(try #require(Files.mode(directory.journal)) == (S_IFDIR, 0o700))
+        #expect(try #require(Files.mode(directory.journal + "/segments")) == (S_IFDIR, 0o700))
+        #expect(try #require(Files.mode(manifestPath)) == (S_IFREG, 0o600))
+        #expect(try #require(Files.mode(directory.journal + "/journal.lock")) == (S_IFREG, 0o600))
         #expect(!Files.list(directory.journal).contains { $0.hasPrefix(".tmp-") }, "no temporary file left")
     }
 

@@ -19,7 +19,7 @@ import Glibc
 
         let text = String(decoding: try Files.bytes(directory.journal + "/cursor.json"), as: UTF8.self)
         #expect(text == "{\"journal_id\":\"\(journal.id)\",\"next\":5597}\n")
-        #expect(Files.mode(directory.journal + "/cursor.json")! == (S_IFREG, 0o600))
+        #expect(try #require(Files.mode(directory.journal + "/cursor.json")) == (S_IFREG, 0o600))
         #expect(!Files.list(directory.journal).contains { $0.hasPrefix(".tmp-") })
 
         try journal.advanceCursor(to: 0)

@@ -67,7 +67,7 @@ import Glibc
     @Test(arguments: Place.allCases)
     func bitFlipInAMiddleMember(place: Place) throws {
         let base = try Self.makeBase()
-        #expect(base.spans.count == 5)
+        try #require(base.spans.count == 5)
         let damaged = base.spans[2]
         try flipBit(base.segment, at: place.offset(in: damaged), bit: place == .deflateStart ? 0 : 3)
         let flippedBytes = try Files.bytes(base.segment)
@@ -119,7 +119,7 @@ import Glibc
         let appender = try JournalAppender(journal: journal)
         try commit([recordLine("next", 20)], to: appender)
         let spans = memberSpans(try Files.bytes(base.segment))
-        #expect(spans.count >= 4 && spans.last?.kind == 2)
+        try #require(spans.count >= 4 && spans.last?.kind == 2)
         let damaged = spans[1]
         try flipBit(base.segment, at: place.offset(in: damaged), bit: 5)
         let lost = Set(Int(damaged.firstSequence)..<Int(damaged.firstSequence) + Int(damaged.recordCount))
@@ -139,6 +139,7 @@ import Glibc
     func bitFlipInTheNewestSealedSegment(place: Place) throws {
         let base = try Self.makeBase(sealedMemberBytes: 200, seal: true)
         let spans = memberSpans(try Files.bytes(base.segment))
+        try #require(spans.count >= 2)
         let damaged = spans[1]
         try flipBit(base.segment, at: place.offset(in: damaged), bit: 2)
         let lost = Set(Int(damaged.firstSequence)..<Int(damaged.firstSequence) + Int(damaged.recordCount))
@@ -166,6 +167,7 @@ import Glibc
         let a = try Self.makeBase(writer: "a")
         let b = try Self.makeBase(writer: "b")
         var bytes = try Files.bytes(a.segment)
+        try #require(a.spans.count > 2 && b.spans.count > 2)
         let foreign = Array(try Files.bytes(b.segment)[b.spans[2].range])
         let target = a.spans[2]
         if replacing {
@@ -201,6 +203,7 @@ import Glibc
     @Test func duplicatedMemberIsReturnedOnce() throws {
         let base = try Self.makeBase()
         var bytes = try Files.bytes(base.segment)
+        try #require(base.spans.count > 2)
         let copy = Array(bytes[base.spans[1].range])
         bytes.insert(contentsOf: copy, at: base.spans[2].offset)
         try Files.write(bytes, to: base.segment)
@@ -288,6 +291,7 @@ import Glibc
         let segment = directory.journal + "/segments/" + segmentName
         var bytes = try Files.bytes(segment)
         let spans = memberSpans(bytes)
+        try #require(spans.count > 1)
         let bomb = specMember(firstSequence: 4, recordCount: count, journalID: journal.id.bytes, deflate: deflate, crc: crc, isize: isize)
         bytes.replaceSubrange(spans[1].range, with: bomb)
         try Files.write(bytes, to: segment)

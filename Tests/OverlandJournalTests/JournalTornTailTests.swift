@@ -32,7 +32,7 @@ import Glibc
         }
         let segment = directory.journal + "/segments/00000000000000000000.jsonl.gz"
         let sizeBefore = Files.size(segment)
-        let last = (0..<commits.last!).map { recordLine("last", committed.count + $0) }
+        let last = (0..<(try #require(commits.last))).map { recordLine("last", committed.count + $0) }
         try commit(last, to: appender)
         return Base(directory: directory, committed: committed, last: last, sizeBefore: sizeBefore,
                     fullSize: Files.size(segment))

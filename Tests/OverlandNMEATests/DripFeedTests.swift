@@ -16,9 +16,9 @@ struct DripFeedTests {
         }
     }
 
-    @Test("drive.nmea in odd chunk sizes")
+    @Test("a 98-minute drive in odd chunk sizes")
     func drive() throws {
-        let bytes = try Samples.bytes("drive/drive.nmea")
+        let bytes = Array(GeneratedDrive.standard.text.utf8)
         let whole = decodeAll(NMEAStreamDecoder(), bytes)
         for chunk in [7, 4093] {
             let dripped = decodeAll(NMEAStreamDecoder(), bytes, chunkSize: chunk)

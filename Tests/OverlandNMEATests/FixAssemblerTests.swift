@@ -35,7 +35,7 @@ struct FixAssemblerTests {
         #expect(abs(fix.latitude - degrees(45, 29.4585)) < 1e-12)
         #expect(abs(fix.longitude - -degrees(77, 41.7789)) < 1e-12)
         #expect(fix.altitude == 311.0)
-        #expect(abs(fix.speed! - 5.09 / 3.6) < 1e-12)
+        #expect(abs(try #require(fix.speed) - 5.09 / 3.6) < 1e-12)
         #expect(fix.course == 205.4)
         #expect(fix.mode == .threeD)
         #expect(fix.quality == .gps)
@@ -243,7 +243,7 @@ struct FixAssemblerTests {
         ].joined(separator: "\n")
         let fix = try #require(decodeNMEA(text).0.first)
         #expect(abs(fix.latitude - degrees(44, 4.13061)) < 1e-12)
-        #expect(abs(fix.speed! - 18.52 / 3.6) < 1e-12)
+        #expect(abs(try #require(fix.speed) - 18.52 / 3.6) < 1e-12)
         #expect(fix.course == 45.12)
     }
 
@@ -261,7 +261,7 @@ struct FixAssemblerTests {
         #expect(fix.longitudeError == 0.6)
         #expect(fix.altitudeError == 1.4)
         // √(0.4² + 0.6²) = 0.7211 m; altitude error 1.4 m.
-        #expect(abs(fix.horizontalAccuracy! - 0.72111) < 1e-5)
+        #expect(abs(try #require(fix.horizontalAccuracy) - 0.72111) < 1e-5)
         #expect(fix.verticalAccuracy == 1.4)
         #expect(fix.quality == .dgps)
         #expect(fix.satellitesUsed == 7)

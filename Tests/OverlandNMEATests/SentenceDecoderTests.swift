@@ -13,10 +13,10 @@ struct SentenceDecoderTests {
         #expect(s.timeOfDay == TimeOfDay(hour: 20, minute: 26, second: 40))
         #expect(s.date == CivilDate(year: 2015, month: 4, day: 13))
         // 44° 04.1306' N = 44.06884333; 121° 18.8515' W = -121.31419167
-        #expect(abs(s.latitude! - 44.068843333) < 1e-9)
-        #expect(abs(s.longitude! - -121.314191667) < 1e-9)
+        #expect(abs(try #require(s.latitude) - 44.068843333) < 1e-9)
+        #expect(abs(try #require(s.longitude) - -121.314191667) < 1e-9)
         #expect(s.positionDecimals == 4)
-        #expect(abs(s.speed! - 0.03 * 1852 / 3600) < 1e-12)
+        #expect(abs(try #require(s.speed) - 0.03 * 1852 / 3600) < 1e-12)
         #expect(s.course == 225.97)
         #expect(s.validity == .valid)
         #expect(s.quality == .dgps)
@@ -40,7 +40,7 @@ struct SentenceDecoderTests {
         #expect(s.date == CivilDate(year: 2015, month: 3, day: 18))
         s = try sentence("$GNRMC,132819.60,A,4134.49795459,N,09345.03431408,W,0.148,124.888,180320,11.5985,E,D*3F")
         #expect(s.positionDecimals == 8)
-        #expect(abs(s.latitude! - (41 + 34.49795459 / 60)) < 1e-12)
+        #expect(abs(try #require(s.latitude) - (41 + 34.49795459 / 60)) < 1e-12)
         #expect(s.timeOfDay?.nanoseconds == 600_000_000)
     }
 
@@ -108,9 +108,9 @@ struct SentenceDecoderTests {
     ])
     func latitudeDecimals(field: String, value: Double, decimals: Int) throws {
         let s = try sentence(checksummed("$GPGLL,\(field),N,17959.9999,W,171925.00,A,A"))
-        #expect(abs(s.latitude! - value) < 1e-12)
+        #expect(abs(try #require(s.latitude) - value) < 1e-12)
         #expect(s.positionDecimals == min(decimals, 4))
-        #expect(abs(s.longitude! - -(179 + 59.9999 / 60)) < 1e-12)
+        #expect(abs(try #require(s.longitude) - -(179 + 59.9999 / 60)) < 1e-12)
     }
 
     // MARK: GGA
@@ -156,7 +156,7 @@ struct SentenceDecoderTests {
         #expect(s.geoidSeparation == nil)
         s = try sentence("$GPGGA,095257.809,2712.6404,S,15303.1201,E,0,00,00.0,4.0,M,42.2,M,,*7B")
         #expect(s.hdop == nil)
-        #expect(s.latitude! < 0)
+        #expect(try #require(s.latitude) < 0)
     }
 
     // MARK: GNS
@@ -242,16 +242,16 @@ struct SentenceDecoderTests {
         var s = try sentence("$GPVTG,205.4,T,,M,2.75,N,5.09,K,A*02")  // drive.nmea
         #expect(s.kind == .vtg)
         #expect(s.course == 205.4)
-        #expect(abs(s.speed! - 5.09 / 3.6) < 1e-12)
+        #expect(abs(try #require(s.speed) - 5.09 / 3.6) < 1e-12)
         #expect(abs(s.speedResolution - 0.01 / 3.6) < 1e-12)
         s = try sentence("$GNVTG,,T,,M,0.117,N,0.216,K,A*3F")  // neo-m8n.log: no course
         #expect(s.course == nil)
-        #expect(abs(s.speed! - 0.216 / 3.6) < 1e-12)
+        #expect(abs(try #require(s.speed) - 0.216 / 3.6) < 1e-12)
         s = try sentence(checksummed("$GPVTG,054.7,T,034.4,M,005.5,N,,K"))
-        #expect(abs(s.speed! - 5.5 * 1852 / 3600) < 1e-12)
+        #expect(abs(try #require(s.speed) - 5.5 * 1852 / 3600) < 1e-12)
         s = try sentence(checksummed("$GPVTG,054.7,034.4,005.5,010.2"))
         #expect(s.course == 54.7)
-        #expect(abs(s.speed! - 10.2 / 3.6) < 1e-12)
+        #expect(abs(try #require(s.speed) - 10.2 / 3.6) < 1e-12)
         s = try sentence("$GPVTG,,T,,M,,N,,K,N*2C")  // telit-he910.log
         #expect(s.speed == nil)
         #expect(s.validity == nil)

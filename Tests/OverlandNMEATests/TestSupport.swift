@@ -2,12 +2,12 @@ import Foundation
 import OverlandNMEA
 import Testing
 
-/// Where the shared sample data lives: `<repo>/../shared/samples`, found from this file.
+/// The sample data the tests read, all inside the repository: gpsd's regression captures in
+/// `Tests/Fixtures/gpsd` (BSD-2-Clause, see its README) and gpsd JSON in `Fixtures` here.
 enum Samples {
-    /// `<repo>/Tests/OverlandNMEATests/TestSupport.swift` -> `<repo>`.
-    static let repository = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let directory = repository.deletingLastPathComponent().appendingPathComponent("shared/samples")
+    /// `<repo>/Tests/OverlandNMEATests/TestSupport.swift` -> `<repo>/Tests/Fixtures`.
+    static let directory = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures")
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Fixtures")
 
@@ -36,8 +36,8 @@ enum Samples {
     static func truth(_ name: String) throws -> [TruthFix] {
         let text = String(decoding: try bytes("gpsd/\(name).truth.jsonl"), as: UTF8.self)
         return try text.split(separator: "\n").map { line in
-            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
-            return TruthFix(object)
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+            return try TruthFix(object)
         }
     }
 }
@@ -54,15 +54,15 @@ struct TruthFix {
     var mode: Int
     var reported: Set<String>
 
-    init(_ object: [String: Any]) {
-        time = object["time"] as! String
-        seconds = (object["t"] as! NSNumber).doubleValue
-        latitude = (object["lat"] as! NSNumber).doubleValue
-        longitude = (object["lon"] as! NSNumber).doubleValue
+    init(_ object: [String: Any]) throws {
+        time = try #require(object["time"] as? String)
+        seconds = try #require(object["t"] as? NSNumber).doubleValue
+        latitude = try #require(object["lat"] as? NSNumber).doubleValue
+        longitude = try #require(object["lon"] as? NSNumber).doubleValue
         altitude = (object["altMSL"] as? NSNumber)?.doubleValue
         speed = (object["speed"] as? NSNumber)?.doubleValue
         track = (object["track"] as? NSNumber)?.doubleValue
-        mode = (object["mode"] as! NSNumber).intValue
+        mode = try #require(object["mode"] as? NSNumber).intValue
         reported = Set(object["reported"] as? [String] ?? [])
     }
 

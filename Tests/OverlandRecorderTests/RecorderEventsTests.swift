@@ -15,7 +15,7 @@ import Testing
         fixes.flatMap { recorder.process($0, device: .none) }
     }
 
-    @Test func pausesAfterFiveStillMinutesAndResumesOnLeaving() {
+    @Test func pausesAfterFiveStillMinutesAndResumesOnLeaving() throws {
         var configuration = RecorderConfiguration()
         configuration.pauseAutomatically = true
         var recorder = Recorder(configuration: configuration)
@@ -25,14 +25,15 @@ import Testing
         let pauses = events.compactMap { if case .paused(let time, _, _) = $0 { return time } else { return nil } }
         let resumes = events.compactMap { if case .resumed(let time, let exited) = $0 { return (time, exited) } else { return nil } }
         #expect(pauses == [1_300])
-        #expect(resumes.count == 1 && resumes[0].0 == 1_600 && resumes[0].1 == false)
+        try #require(resumes.count == 1)
+        #expect(resumes[0].0 == 1_600 && resumes[0].1 == false)
         let points = events.filter { if case .point = $0 { return true } else { return false } }
         // Points for 1000...1299 (one a second), none while paused, then the resuming fix.
         #expect(points.count == 301)
         #expect(recorder.statistics.droppedPaused == 300)
     }
 
-    @Test func geofenceRadiusDecidesWhereUpdatesResume() {
+    @Test func geofenceRadiusDecidesWhereUpdatesResume() throws {
         var configuration = RecorderConfiguration()
         configuration.pauseAutomatically = true
         configuration.resumeRadius = 500
@@ -40,7 +41,8 @@ import Testing
         let still = (0..<400).map { Self.fix(Int64($0)) }
         let events = Self.run(&recorder, still + [Self.fix(400, north: 300), Self.fix(401, north: 600)])
         let resumes = events.compactMap { if case .resumed(let time, let exited) = $0 { return (time, exited) } else { return nil } }
-        #expect(resumes.count == 1 && resumes[0].0 == 401 && resumes[0].1)
+        try #require(resumes.count == 1)
+        #expect(resumes[0].0 == 401 && resumes[0].1)
     }
 
     @Test func aStayOfThreeMinutesIsAVisitAnnouncedOnArrivalAndDeparture() {

@@ -44,7 +44,7 @@ func equalBytes(_ left: [UInt8], _ right: [UInt8]) -> Bool {
         #expect(second.outcome == .delivered)
         #expect(fixture.cursor == 170)
         let requests = server.requests
-        #expect(requests.count == 5)
+        try #require(requests.count == 5)
         let locations = fixture.locationsPrefix(50..<100)
         expectSame(Array(requests[1].body.prefix(locations.count)), locations, "first send")
         expectSame(Array(requests[2].body.prefix(locations.count)), locations, "resend")

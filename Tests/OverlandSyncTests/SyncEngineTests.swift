@@ -231,7 +231,7 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
         #expect(progress.map(\.sentRecords) == [50, 100, 120])
         #expect(progress.map(\.backlog) == [70, 20, 0])
         let requests = server.requests
-        #expect(requests.count == 3)
+        try #require(requests.count == 3)
         // 120 unsent is more than 2 x 50: the first request also carries the newest point.
         expectSame(requests[0].body, fixture.locationsPrefix(0..<50) + Array(#","current":"#.utf8) + fixture.lines[119] + Array("}".utf8))
         expectSame(requests[1].body, fixture.locationsPrefix(50..<100) + Array("}".utf8))
@@ -251,7 +251,7 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
         #expect(second.outcome == .delivered)
         #expect(fixture.cursor == 120)
         let requests = server.requests
-        #expect(requests.count == 4)
+        try #require(requests.count == 4)
         expectSame(requests[1].body, requests[2].body)
     }
 
@@ -262,7 +262,7 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
         let report = try await sync(fixture, .test(server))
         #expect(report.outcome == .delivered)
         let requests = server.requests
-        #expect(requests.count == 4)
+        try #require(requests.count == 4)
         let current = Array(#","current":"#.utf8) + fixture.lines[179] + Array("}".utf8)
         // Unsent 180 and 130: more than 2 x 50, so `current` is the newest point, not in the batch.
         expectSame(requests[0].body, fixture.locationsPrefix(0..<50) + current)
