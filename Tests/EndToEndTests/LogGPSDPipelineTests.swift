@@ -18,6 +18,13 @@ enum LogGPSD {
     static let gpspipe = find("gpspipe")
     static let available = gpsfake != nil && gpspipe != nil && find("gpsd") != nil
 
+    /// gpsfake and gpspipe; a missing one is a failure, not a skip: scripts/install-dependencies installs them.
+    static func tools(sourceLocation: SourceLocation = #_sourceLocation) throws -> (gpsfake: String, gpspipe: String) {
+        try #require(available, "gpsfake, gpspipe and gpsd are not installed (scripts/install-dependencies installs gpsd and gpsd-clients)",
+                     sourceLocation: sourceLocation)
+        return (try #require(gpsfake, sourceLocation: sourceLocation), try #require(gpspipe, sourceLocation: sourceLocation))
+    }
+
     /// The capture replayed: a Unicore UM621 from 2024 (gpsd 3.22 moves pre-2017 dates by
     /// 1024 weeks), 15 epochs at 1 Hz, about 2 s through gpsfake.
     static let capture = "unicore-um621"
@@ -65,7 +72,7 @@ enum LogGPSD {
     static func expectation() throws -> (truth: [Int64: LogTruthFix], allowed: Set<Int64>) {
         var truth: [Int64: LogTruthFix] = [:]
         for fix in try LogSamples.truth(capture) where truth[fix.wholeSecond] == nil { truth[fix.wholeSecond] = fix }
-        return (truth, Set(truth.keys).union([LogTime.parse("2024-06-09T00:07:05Z")!]))
+        return (truth, Set(truth.keys).union([try #require(LogTime.parse("2024-06-09T00:07:05Z"))]))
     }
 
     /// Checks the logged points against gpsd's truth: known seconds only, in order, at
@@ -85,26 +92,23 @@ enum LogGPSD {
     }
 }
 
-@Suite("overland-log: the real gpsd pipeline", .serialized,
-       .enabled(if: LogGPSD.available, "gpsfake, gpspipe and gpsd are not installed (apt-get install gpsd gpsd-clients)"))
+@Suite("overland-log: the real gpsd pipeline", .serialized)
 struct LogGPSDPipelineTests {
     /// `gpsfake -p` is itself gpsd's first client and prints its JSON: deterministic.
     @Test func gpsfakeJSONIntoTheLogger() throws {
+        let tools = try LogGPSD.tools()
         let sandbox = try LogSandbox()
         let shell = ToolRunner(executable: "/bin/sh")
         let result = try shell.run(
             ["-c", #"set -e; "$GPSFAKE" -1 -q -p -r '?WATCH={"json":true}' "$CAPTURE" 2>/dev/null | "$LOGGER" --journal "$JOURNAL" --stats"#],
             environment: sandbox.logger.environment.merging([
-                "GPSFAKE": LogGPSD.gpsfake, "CAPTURE": LogSamples.capture(LogGPSD.capture),
+                "GPSFAKE": tools.gpsfake, "CAPTURE": LogSamples.capture(LogGPSD.capture),
                 "LOGGER": sandbox.logger.executable, "JOURNAL": sandbox.journal,
             ]) { $1 },
             timeout: .seconds(60))
         let records = (try? sandbox.records()) ?? []
-        if records.isEmpty && !result.stderrText.contains("TPV reports") {
-            // gpsfake needs a pseudo-terminal and must be able to start gpsd.
-            withKnownIssue("gpsfake could not run here: \(result)") { Issue.record("gpsfake did not replay the capture") }
-            return
-        }
+        // gpsfake needs a pseudo-terminal and must be able to start gpsd.
+        try #require(!records.isEmpty || result.stderrText.contains("TPV reports"), "gpsfake did not replay the capture: \(result)")
         #expect(result.succeeded, "\(result)")
         #expect(result.stderrText.contains("TPV reports"), "read as gpsd JSON: \(result.stderrText)")
         try LogGPSD.check(records, minimum: 12)
@@ -114,24 +118,25 @@ struct LogGPSDPipelineTests {
     /// gpsd started by gpsfake on a port of its own.
     @Test(arguments: ["-r", "-w"])
     func gpspipeIntoTheLogger(mode: String) throws {
+        let tools = try LogGPSD.tools()
         let sandbox = try LogSandbox()
         let port = LogGPSD.freePort()
         // Its -p output goes to /dev/null: unread in a pipe, it would fill it and stall the replay.
         let gpsfake = try ToolRunner(executable: "/bin/sh").start(
-            ["-c", #"exec "$0" -1 -q -p -P "$1" "$2" >/dev/null 2>&1"#, LogGPSD.gpsfake!, "\(port)",
+            ["-c", #"exec "$0" -1 -q -p -P "$1" "$2" >/dev/null 2>&1"#, tools.gpsfake, "\(port)",
              LogSamples.capture(LogGPSD.capture)])
         defer { gpsfake.killGroup(SIGKILL); _ = gpsfake.wait(timeout: .seconds(5)) }
         guard LogGPSD.waitForListener(port: port, timeout: .seconds(15)) else {
             gpsfake.killGroup(SIGKILL)
             let failed = gpsfake.wait(timeout: .seconds(5))
-            withKnownIssue("gpsfake did not start gpsd on port \(port): \(failed)") { Issue.record("no gpsd to connect to") }
+            Issue.record("gpsfake did not start gpsd on port \(port): \(failed)")
             return
         }
         let shell = ToolRunner(executable: "/bin/sh")
         let result = try shell.run(
             ["-c", #""$GPSPIPE" "$MODE" -n 100000 "127.0.0.1:$PORT" | "$LOGGER" --journal "$JOURNAL" --stats"#],
             environment: sandbox.logger.environment.merging([
-                "GPSPIPE": LogGPSD.gpspipe, "MODE": mode, "PORT": "\(port)",
+                "GPSPIPE": tools.gpspipe, "MODE": mode, "PORT": "\(port)",
                 "LOGGER": sandbox.logger.executable, "JOURNAL": sandbox.journal,
             ]) { $1 },
             timeout: .seconds(30))
