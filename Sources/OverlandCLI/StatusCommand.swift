@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ArgumentParser
 import OverlandJSON
 import OverlandJournal
@@ -19,6 +22,11 @@ public struct StatusCommand: ParsableCommand {
             full. It answers at once however large the backlog: nothing is read in \
             proportion to it.
 
+            On a machine where nothing has been logged yet (no journal at the default \
+            place), it says so and how to start, and exits 0. A journal named by \
+            --journal, OVERLAND_JOURNAL or the settings that does not exist is an error \
+            (exit 66).
+
             Examples:
               overland status
               overland status --json | jq .queued
@@ -33,10 +41,25 @@ public struct StatusCommand: ParsableCommand {
     public func run() throws {
         try reportingFailures("overland status") {
             let settings = try journalOptions.settings()
-            let journal = try Journal(path: journalOptions.path(with: settings))
+            let path = journalOptions.path(with: settings)
+            // First use: nothing logged yet at the default place. A journal the user named is not guessed at.
+            if journalOptions.journal == nil && settings.journal == nil && !Self.exists(path) {
+                let status = Status.nothingLogged(journalPath: path, settings: settings, now: Journal.currentTime())
+                Terminal.output(json ? status.json() : Status.firstUse(journalPath: path) + status.text())
+                return
+            }
+            let journal = try Journal(path: path)
             let status = try Status.read(journal: journal, settings: settings, now: Journal.currentTime())
             Terminal.output(json ? status.json() : status.text())
         }
+    }
+}
+
+extension StatusCommand {
+    /// True when anything (even a dangling link) is at `path`.
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
     }
 }
 
@@ -53,6 +76,8 @@ struct Status {
     var token: String?
     var trip: (trip: Trip, summary: TripSummary)?
     var now: Int64
+    /// False on first use: no journal yet at `journalPath`.
+    var journalExists = true
 
     static func read(journal: Journal, settings: Settings, now: Int64) throws -> Status {
         // The newest location point: trip, visit and action records are not positions.
@@ -66,6 +91,24 @@ struct Status {
                       endSequence: try journal.endSequence(), sync: (try? SyncState.load(journal: journal)) ?? SyncState(),
                       sendInterval: settings.sendInterval.rawValue, endpoint: settings.endpoint, token: settings.token,
                       trip: trip, now: now)
+    }
+
+    /// The status of a machine where nothing has been logged yet: no journal at `journalPath`.
+    static func nothingLogged(journalPath: String, settings: Settings, now: Int64) -> Status {
+        Status(journalPath: journalPath, last: nil, queued: 0, footprint: Journal.Footprint(), endSequence: 0, sync: SyncState(),
+               sendInterval: settings.sendInterval.rawValue, endpoint: settings.endpoint, token: settings.token,
+               trip: nil, now: now, journalExists: false)
+    }
+
+    /// What a first-time user reads above the status: nothing is logged yet, and how to start.
+    static func firstUse(journalPath: String) -> String {
+        """
+        Nothing has been logged yet (no journal at \(Terminal.printable(journalPath))).
+        Start logging from gpsd:            gpspipe -r | overland-log
+        or from a receiver's serial port:   overland-log < /dev/ttyACM0
+        (overland-log --help tells more; overland setup links this machine to a server.)
+
+        """
     }
 
     var bytesPerPoint: Double? {
@@ -107,7 +150,11 @@ struct Status {
             lines.append(("trip", "\(trip.mode) for \(Format.duration(now - trip.start)), \(Format.distance(summary.distance))"))
         }
         let perPoint = bytesPerPoint.map { ", \(Double(Int(($0 * 10).rounded())) / 10) B/point" } ?? ""
-        lines.append(("journal", "\(journalPath): \(footprint.bytes) bytes in \(footprint.segments) segments\(perPoint)"))
+        if journalExists {
+            lines.append(("journal", "\(journalPath): \(footprint.bytes) bytes in \(footprint.segments) segments\(perPoint)"))
+        } else {
+            lines.append(("journal", "\(journalPath): not created yet (overland-log creates it)"))
+        }
         let width = lines.map(\.0.count).max() ?? 0
         return lines.map { $0.0.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.1 + "\n" }.joined()
     }

@@ -107,6 +107,9 @@ extension Journal {
         public var bytes = 0
         /// Sequence number of the oldest record kept.
         public var firstSequence: UInt64 = 0
+
+        /// Nothing: no segments.
+        public init() {}
     }
 
     /// Sizes of the segment files, by stat.

@@ -5,6 +5,14 @@ import Testing
 import Glibc
 #endif
 
+/// Whether something is at a path (lstat), for checks that a command created nothing.
+enum StatusCommandFiles {
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+}
+
 /// `overland trip` and `overland status`, driven as a user would, with `overland-log`
 /// appending at the same time.
 @Suite(.serialized) struct TripStatusTests {
@@ -145,6 +153,42 @@ import Glibc
         }
         let tripRecords = try Self.records(sandbox).filter { Self.properties($0)["type"] as? String == "trip" }
         #expect(tripRecords.count == 3, "one record per trip: \(tripRecords.count)")
+    }
+
+    /// First use: no journal at the default place is not an error; one the user named is.
+    @Test func statusOnAFreshMachineSaysHowToStart() throws {
+        let sandbox = try LogSandbox()
+        let defaultJournal = sandbox.directory.appending("data/overland/journal")
+        let text = try sandbox.overland.run(["status"])
+        #expect(text.exitStatus == 0, "\(text)")
+        #expect(text.stderr.isEmpty, "\(text)")
+        #expect(text.stdoutText.hasPrefix("Nothing has been logged yet (no journal at \(defaultJournal)).\n"), "\(text.stdoutText)")
+        #expect(text.stdoutText.contains("gpspipe -r | overland-log"), "\(text.stdoutText)")
+        #expect(text.stdoutText.contains("queued      0 points"), "\(text.stdoutText)")
+        #expect(!StatusCommandFiles.exists(defaultJournal), "status creates nothing")
+        let json = try sandbox.overland.run(["status", "--json"])
+        #expect(json.exitStatus == 0, "\(json)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout)) as? [String: Any], "\(json)")
+        #expect(object["queued"] as? Int == 0 && object["last"] is NSNull, "\(object)")
+        #expect(object["journal"] as? String == defaultJournal)
+
+        // A journal named by --journal, OVERLAND_JOURNAL or the settings must exist: exit 66, one line.
+        let named = sandbox.directory.appending("nowhere")
+        let flag = try sandbox.overland.run(["status", "--journal", named])
+        #expect(flag.exitStatus == 66 && flag.stdout.isEmpty, "\(flag)")
+        #expect(flag.stderrLines == ["overland status: '\(named)' is not a usable journal: no such directory"], "\(flag)")
+        let environment = try sandbox.overland.run(["status"], environment: ["OVERLAND_JOURNAL": named])
+        #expect(environment.exitStatus == 66 && environment.stderrLines.count == 1, "\(environment)")
+        try sandbox.writeSettings(#"{"journal": "\#(named)"}"#)
+        let settings = try sandbox.overland.run(["status"])
+        #expect(settings.exitStatus == 66 && settings.stderrLines.count == 1, "\(settings)")
+
+        // Once something is logged to the default journal, status shows it.
+        try FileManager.default.removeItem(atPath: sandbox.settingsPath)
+        #expect(try sandbox.logger.run([LogSamples.bundled]).exitStatus == 0)
+        let after = try sandbox.overland.run(["status"])
+        #expect(after.exitStatus == 0 && !after.stdoutText.contains("Nothing has been logged"), "\(after)")
+        #expect(after.stdoutText.contains("queued      31 points"), "\(after.stdoutText)")
     }
 
     @Test func statusShowsTheLastPointAndTheQueue() throws {
