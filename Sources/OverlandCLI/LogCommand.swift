@@ -53,7 +53,8 @@ public struct LogCommand: ParsableCommand {
                                          hashed (never the raw id)
               integer_speed              whole-number speed and accuracies
               commit_interval, device_id, battery_path, journal
-            """
+            """,
+        version: OverlandVersion.current
     )
 
     @Argument(help: "NMEA or gpsd JSON files to read, in order (default: standard input).")

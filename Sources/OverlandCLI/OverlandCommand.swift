@@ -12,7 +12,7 @@ public struct OverlandCommand: ParsableCommand {
     public init() {}
 }
 
-/// The version all three tools report.
+/// The version all three tools report (`--version`): the one place it is written.
 public enum OverlandVersion {
     public static let current = "0.1.0"
 }

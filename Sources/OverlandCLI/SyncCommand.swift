@@ -35,7 +35,8 @@ public struct SyncCommand: AsyncParsableCommand {
             Exit status: 0 sent or nothing to send, 75 try later (network, time-out, 5xx, \
             not acknowledged), 77 refused (401 or 403), 78 configuration error, 74 the \
             journal or the sync state cannot be read or written, 64 usage.
-            """
+            """,
+        version: OverlandVersion.current
     )
 
     @Option(name: .customLong("journal"), help: ArgumentHelp(
