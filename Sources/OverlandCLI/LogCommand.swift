@@ -71,11 +71,21 @@ public struct LogCommand: ParsableCommand {
     @Option(name: .customLong("device-id"), help: "The device id stamped on every point (1 to 50 characters).")
     var deviceID: String?
 
-    @Option(name: .customLong("commit-interval"), help: "Seconds points may wait in memory before they are fsynced (0: every point; default 5).")
-    var commitInterval: Double?
+    @Option(name: .customLong("commit-interval"), help: ArgumentHelp(
+        "How long points may wait in memory before they are fsynced: seconds, or 5s, 1m (0: every point; default: the settings' commit_interval, 5 s).",
+        valueName: "interval"))
+    var commitIntervalText: String?
 
-    @Option(name: .customLong("min-time"), help: "At least this many seconds between points (default: the settings' min_time, 1 s).")
-    var minimumInterval: Int64?
+    /// --commit-interval in seconds (validated).
+    var commitInterval: Double? { commitIntervalText.flatMap(Interval.seconds) }
+
+    @Option(name: .customLong("min-time"), help: ArgumentHelp(
+        "At least this long between points: whole seconds, or 5s, 1m (default: the settings' min_time, 1 s).",
+        valueName: "interval"))
+    var minimumIntervalText: String?
+
+    /// --min-time in whole seconds (validated).
+    var minimumInterval: Int64? { minimumIntervalText.flatMap(Interval.seconds).map { Int64($0) } }
 
     @Option(name: .customLong("min-distance"), help: "At least this many metres between points (default: the settings' min_distance, off).")
     var minimumDistance: Double?
@@ -89,10 +99,22 @@ public struct LogCommand: ParsableCommand {
         if let date, parsedDate(date) == nil {
             throw ValidationError("--date '\(date)' is not a date: use YYYY-MM-DD, e.g. 2024-06-01")
         }
-        if let commitInterval, !(0...3600).contains(commitInterval) {
-            throw ValidationError("--commit-interval \(commitInterval) is out of range: use 0 to 3600 seconds")
+        if let text = commitIntervalText {
+            guard let seconds = Interval.seconds(text) else {
+                throw ValidationError("--commit-interval '\(text)' is not an interval: use \(Interval.syntax)")
+            }
+            guard (0...3600).contains(seconds) else {
+                throw ValidationError("--commit-interval '\(text)' is out of range: use 0 to 3600 seconds")
+            }
         }
-        if let minimumInterval, minimumInterval < 0 { throw ValidationError("--min-time must be 0 or more seconds") }
+        if let text = minimumIntervalText {
+            guard let seconds = Interval.seconds(text) else {
+                throw ValidationError("--min-time '\(text)' is not an interval: use \(Interval.syntax)")
+            }
+            guard seconds == seconds.rounded(.down), seconds <= 86_400 * 366 else {
+                throw ValidationError("--min-time '\(text)': use whole seconds, at most a year")
+            }
+        }
         if let minimumDistance, minimumDistance < 0 { throw ValidationError("--min-distance must be 0 or more metres") }
         if let deviceID {
             do { _ = try DeviceID.validate(deviceID) } catch { throw ValidationError("--device-id: \(error)") }

@@ -129,7 +129,7 @@ extension Field {
         Field(.top, "device_id", \.deviceID,
               .optionalText(allowed: Validation.deviceIDAllowed, validate: Validation.deviceID), nullable: true,
               "the device id sent in every point"),
-        Field(.top, "send_interval", \.sendInterval, .choice(SendInterval.self), remote: true,
+        Field(.top, "send_interval", \.sendInterval, .intervalChoice(SendInterval.self), remote: true,
               "how often waiting points are sent; off never sends"),
         Field(.top, "tracking_enabled", \.trackingEnabled, .bool,
               "whether points are recorded at all"),
@@ -168,7 +168,7 @@ extension Field {
               "after a pause, resume on leaving a circle of this radius"),
         Field(.main, "min_distance", \.main.profile.minDistance, .choice(MinDistance.self), remote: true,
               "the least distance between recorded points"),
-        Field(.main, "min_time", \.main.profile.minTime, .choice(MinTime.self), remote: true,
+        Field(.main, "min_time", \.main.profile.minTime, .intervalChoice(MinTime.self), remote: true,
               "the least time between recorded points"),
     ]
 
@@ -187,7 +187,7 @@ extension Field {
               "during trips: the most points per request"),
         Field(.trip, "min_distance", \.trip.profile.minDistance, .choice(MinDistance.self), remote: true,
               "during trips: the least distance between recorded points"),
-        Field(.trip, "min_time", \.trip.profile.minTime, .choice(MinTime.self), remote: true,
+        Field(.trip, "min_time", \.trip.profile.minTime, .intervalChoice(MinTime.self), remote: true,
               "during trips: the least time between recorded points"),
     ]
 
@@ -196,7 +196,7 @@ extension Field {
               .optionalText(allowed: Validation.absolutePathAllowed, validate: Validation.absolutePath), nullable: true,
               "the journal directory; unset: $XDG_DATA_HOME/overland/journal"),
         Field(.top, "commit_interval", \.commitInterval,
-              .number(in: 0...3600, allowed: "a number of seconds from 0 to 3600"),
+              .interval(in: 0...3600, allowed: "0 to 3600 seconds, as " + Interval.syntax),
               "seconds points may wait in memory before a commit; 0 commits every point"),
         Field(.top, "retention_days", \.retentionDays,
               .integer(in: 0...3650, allowed: "a whole number of days from 0 to 3650"),

@@ -37,6 +37,53 @@ struct LogSettingsTests {
         #expect(try override.records().map(\.timestamp) == Self.kept(drive.times, interval: 10))
     }
 
+    /// --min-time and min_time, --commit-interval and commit_interval read intervals alike:
+    /// seconds as a number, or a number with s, m or h.
+    @Test func intervalsTakeTheSameSyntaxAsFlagsAndSettings() throws {
+        let sandbox = try LogSandbox()
+        let drive = try Self.driveFile(sandbox, epochs: 120)
+        for flag in ["10", "10s"] {
+            let run = try LogSandbox()
+            let result = try run.log(["--min-time", flag, drive.path])
+            #expect(result.succeeded, "--min-time \(flag): \(result)")
+            #expect(try run.records().map(\.timestamp) == Self.kept(drive.times, interval: 10), "--min-time \(flag)")
+        }
+        let minute = try LogSandbox()
+        #expect(try minute.log(["--min-time", "1m", drive.path]).succeeded)
+        #expect(try minute.records().map(\.timestamp) == Self.kept(drive.times, interval: 60))
+        for setting in ["5", #""5""#, #""5s""#] {
+            let run = try LogSandbox()
+            try run.writeSettings(#"{"commit_interval": \#(setting), "main": {"min_time": \#(setting)}}"#)
+            let result = try run.log([drive.path])
+            #expect(result.succeeded, "\(setting): \(result)")
+            #expect(try run.records().map(\.timestamp) == Self.kept(drive.times, interval: 5), "min_time \(setting)")
+        }
+        // Live input with commit_interval "0.5s": points are committed while the input stays open.
+        let live = try LogSandbox()
+        try live.writeSettings(#"{"commit_interval": "0.5s"}"#)
+        let fifo = try live.fifo()
+        let child = try live.startLogging([], from: fifo)
+        fifo.write(LogSamples.driveEpochs()[0..<10].joined())
+        let deadline = ContinuousClock.now + .seconds(4)
+        while live.recordCount() < 9 && ContinuousClock.now < deadline { logSleep(0.05) }
+        #expect(live.recordCount() >= 9, "committed within about half a second")
+        fifo.close()
+        #expect(child.wait(timeout: .seconds(30)).succeeded)
+
+        // What is not an interval is named, with the syntax; exit 64, nothing logged.
+        for (flag, value) in [("--min-time", "5x"), ("--min-time", "2.5s"), ("--min-time", "-1"), ("--commit-interval", "fast"), ("--commit-interval", "2h")] {
+            let result = try sandbox.log(["\(flag)=\(value)", drive.path])
+            #expect(result.exitStatus == 64, "\(flag) \(value): \(result)")
+            #expect(result.stderrLines.first?.contains("\(flag) '\(value)'") == true, "\(flag) \(value): \(result.stderrText)")
+        }
+        #expect(sandbox.recordCount() == 0)
+        let bad = try LogSandbox()
+        try bad.writeSettings(#"{"commit_interval": "soon"}"#)
+        let refused = try bad.log([drive.path])
+        #expect(refused.exitStatus == 78 && refused.stderrLines.count == 1, "\(refused)")
+        #expect(refused.stderrText.contains("commit_interval") && refused.stderrText.contains("5s"), "\(refused.stderrText)")
+    }
+
     @Test func configOptionAndEnvironmentChooseTheFile() throws {
         let sandbox = try LogSandbox()
         let drive = try Self.driveFile(sandbox, epochs: 60)

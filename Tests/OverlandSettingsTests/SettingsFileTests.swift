@@ -211,7 +211,13 @@ struct SettingsFileTests {
     }
 
     @Test(arguments: [
-        (#"{"send_interval": 5}"#, "send_interval", "5"),
+        (#"{"send_interval": 7}"#, "send_interval", "7"),
+        (#"{"send_interval": "7s"}"#, "send_interval", #""7s""#),
+        (#"{"main": {"min_time": "2s"}}"#, "main.min_time", #""2s""#),
+        (#"{"main": {"min_time": -5}}"#, "main.min_time", "-5"),
+        (#"{"commit_interval": "2h"}"#, "commit_interval", #""2h""#),
+        (#"{"commit_interval": "5 s"}"#, "commit_interval", #""5 s""#),
+        (#"{"commit_interval": -1}"#, "commit_interval", "-1"),
         (#"{"main": {"batch_size": "500"}}"#, "main.batch_size", #""500""#),
         (#"{"tracking_enabled": "yes"}"#, "tracking_enabled", #""yes""#),
         (#"{"endpoint": "ftp://example.com"}"#, "endpoint", #""ftp://example.com""#),
