@@ -70,7 +70,7 @@ struct LogInputFormatTests {
 
     /// The drive's first ten GGA sentences alone: times of day, no date anywhere.
     static func ggaOnly() throws -> String {
-        try LogSamples.driveEpochs().prefix(10).map { $0.components(separatedBy: "\r\n")[0] + "\r\n" }.joined()
+        LogSamples.driveEpochs().prefix(10).map { $0.components(separatedBy: "\r\n")[0] + "\r\n" }.joined()
     }
 
     @Test func timesOfDayAloneAreNotLoggedWithoutADate() throws {
@@ -89,7 +89,7 @@ struct LogInputFormatTests {
         #expect(result.succeeded, "\(result)")
         #expect(result.stderrLines.first == "overland-log: 10 lines, 10 sentences (10 accepted), 10 fixes")
         let records = try sandbox.records()
-        #expect(records.map(\.timestamp) == (try LogSamples.driveEpochs()).prefix(10).map(LogSamples.driveEpochTime))
+        #expect(records.map(\.timestamp) == LogSamples.driveEpochs().prefix(10).map(LogSamples.driveEpochTime))
         for record in records {
             LogRecordCheck.check(record)
             #expect(record.speed == -1 && record.properties["motion"] as? [String] == [], "GGA has no speed")
@@ -110,9 +110,9 @@ struct LogInputFormatTests {
 
     @Test func streamDatesWinOverTheDateOption() throws {
         let sandbox = try Self.sandbox()
-        let file = try sandbox.file("drive10.nmea", text: try LogSamples.driveEpochs().prefix(10).joined())
+        let file = try sandbox.file("drive10.nmea", text: LogSamples.driveEpochs().prefix(10).joined())
         #expect(try sandbox.log(["--date", "2001-01-01", file]).succeeded)
-        #expect(try sandbox.records().map(\.timestamp) == (try LogSamples.driveEpochs()).prefix(10).map(LogSamples.driveEpochTime))
+        #expect(try sandbox.records().map(\.timestamp) == LogSamples.driveEpochs().prefix(10).map(LogSamples.driveEpochTime))
     }
 
     /// Live input with times of day only: dated by the system clock when within 10 minutes

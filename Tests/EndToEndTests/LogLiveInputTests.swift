@@ -11,13 +11,13 @@ import Glibc
 /// open, so that the logger's exit can only come from the signal, never from end of input.
 @Suite("overland-log: live input and signals")
 struct LogLiveInputTests {
-    static func epochs() throws -> [String] { try LogSamples.driveEpochs() }
+    static func epochs() -> [String] { LogSamples.driveEpochs() }
     static func times(_ epochs: ArraySlice<String>) -> [Int64] { epochs.map(LogSamples.driveEpochTime) }
 
     @Test(arguments: [SIGTERM, SIGINT])
     func stopSignalCommitsEveryFixReadBeforeIt(signal: Int32) throws {
         let sandbox = try LogSandbox()
-        let epochs = try Self.epochs()
+        let epochs = Self.epochs()
         let fifo = try sandbox.fifo()
         // A commit interval of an hour: nothing is committed but by the stop itself.
         let child = try sandbox.startLogging(["--device-id", "live", "--commit-interval", "3600", "--stats"], from: fifo)
@@ -40,7 +40,7 @@ struct LogLiveInputTests {
 
     @Test func commitIntervalWritesPointsWhileTheInputStaysOpen() throws {
         let sandbox = try LogSandbox()
-        let epochs = try Self.epochs()
+        let epochs = Self.epochs()
         let fifo = try sandbox.fifo()
         let child = try sandbox.startLogging(["--commit-interval", "1"], from: fifo)
         let clock = ContinuousClock()
@@ -70,7 +70,7 @@ struct LogLiveInputTests {
     /// the points exactly as a clean run writes them, and the next run appends after it.
     @Test func killNineLeavesAPrefixAndTheNextRunAppends() throws {
         let sandbox = try LogSandbox()
-        let epochs = try Self.epochs()
+        let epochs = Self.epochs()
         let child = try sandbox.logger.start(["--journal", sandbox.journal, "--device-id", "kill", "--commit-interval", "0.5"],
                                              stdin: true)
         var written = 0
@@ -111,7 +111,7 @@ struct LogLiveInputTests {
     /// sees no change: only the signal can make it reload.
     @Test func sighupReloadsTheSettings() throws {
         let sandbox = try LogSandbox()
-        let epochs = try Self.epochs()
+        let epochs = Self.epochs()
         try sandbox.writeSettings(#"{"main": {"min_time": "1s"}}"#)
         var before = stat()
         #expect(stat(sandbox.settingsPath, &before) == 0)

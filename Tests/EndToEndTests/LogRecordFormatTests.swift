@@ -86,7 +86,7 @@ struct LogRecordFormatTests {
         let sandbox = try LogSandbox()
         #expect(try sandbox.log([LogSamples.bundled]).succeeded)
         // Live input: a pipe, committed every point.
-        let epochs = try LogSamples.driveEpochs()
+        let epochs = LogSamples.driveEpochs()
         #expect(try sandbox.log(["--commit-interval", "0"], stdin: Array(epochs[0..<50].joined().utf8)).succeeded)
 
         let segments = try sandbox.segments()
@@ -107,7 +107,7 @@ struct LogRecordFormatTests {
     @Test func journalFilesArePrivate() throws {
         let sandbox = try LogSandbox()
         #expect(try sandbox.log([LogSamples.bundled]).succeeded)
-        #expect(try sandbox.log([], stdin: Array(try LogSamples.driveEpochs()[0..<5].joined().utf8)).succeeded)
+        #expect(try sandbox.log([], stdin: Array(LogSamples.driveEpochs()[0..<5].joined().utf8)).succeeded)
         var checked = 0
         let enumerator = FileManager.default.enumerator(atPath: sandbox.journal)
         var paths = [sandbox.journal]

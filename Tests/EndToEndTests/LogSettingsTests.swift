@@ -9,7 +9,7 @@ import Glibc
 @Suite("overland-log: settings")
 struct LogSettingsTests {
     static func driveFile(_ sandbox: LogSandbox, epochs: Int) throws -> (path: String, times: [Int64]) {
-        let chosen = try LogSamples.driveEpochs().prefix(epochs)
+        let chosen = LogSamples.driveEpochs().prefix(epochs)
         return (try sandbox.file("drive-\(epochs).nmea", text: chosen.joined()), chosen.map(LogSamples.driveEpochTime))
     }
 

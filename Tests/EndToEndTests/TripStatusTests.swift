@@ -30,7 +30,7 @@ enum StatusCommandFiles {
 
     @Test func aTripStartedAndStoppedWhileTheLoggerAppends() throws {
         let sandbox = try LogSandbox()
-        let epochs = try LogSamples.driveEpochs()
+        let epochs = LogSamples.driveEpochs()
         let logger = try sandbox.logger.start(["--journal", sandbox.journal, "--commit-interval", "0.2"], stdin: true)
         defer { logger.kill() }
         func feed(_ range: Range<Int>) {
@@ -121,7 +121,7 @@ enum StatusCommandFiles {
     @Test func aStopCutShortWritesOneRecord() throws {
         let sandbox = try LogSandbox()
         #expect(try sandbox.overland.run(["trip", "start", "--journal", sandbox.journal, "--mode", "car"]).exitStatus == 0)
-        let epochs = try LogSamples.driveEpochs()
+        let epochs = LogSamples.driveEpochs()
         let logged = try sandbox.log(["--journal", sandbox.journal], stdin: Array(epochs[0..<30].joined().utf8))
         #expect(logged.succeeded, "\(logged)")
         let crashed = try sandbox.overland.run(["trip", "stop", "--journal", sandbox.journal],
@@ -140,7 +140,7 @@ enum StatusCommandFiles {
     /// record, the others find no trip running.
     @Test func concurrentStopsWriteOneRecord() throws {
         let sandbox = try LogSandbox()
-        let epochs = try LogSamples.driveEpochs()
+        let epochs = LogSamples.driveEpochs()
         for round in 0..<3 {
             #expect(try sandbox.overland.run(["trip", "start", "--journal", sandbox.journal, "--mode", "car"]).exitStatus == 0)
             let logged = try sandbox.log(["--journal", sandbox.journal],
