@@ -14,6 +14,10 @@ refused, 66 not a journal, 64 usage. It never writes to the journal.
 
 import json
 import os
+try:
+    import fcntl
+except ImportError:  # not a POSIX system: nobody appends there while we read
+    fcntl = None
 import re
 import stat
 import struct
@@ -355,6 +359,28 @@ def read_cursor(journal, journal_id):
     return "ok", nxt
 
 
+def read_segment_file(journal, entry, newest):
+    """A segment's bytes; the newest under a shared lock on journal.lock (section 6), so
+    that they end at a commit. Without a lock file (read-only media) it reads without."""
+    path = os.path.join(journal, "segments", entry)
+    lock = None
+    if newest and fcntl is not None:
+        try:
+            lock = os.open(os.path.join(journal, "journal.lock"), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            fcntl.flock(lock, fcntl.LOCK_SH)
+        except OSError:
+            if lock is not None:
+                os.close(lock)
+            lock = None
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as f:
+            return f.read(MAX_SEGMENT_FILE + 1)
+    finally:
+        if lock is not None:
+            os.close(lock)
+
+
 def read_journal(journal):
     """Everything a reader finds: records in order (sequence, line), summary."""
     journal_id = read_manifest(journal)
@@ -377,14 +403,14 @@ def read_journal(journal):
         newest = index == len(names) - 1
         limit = int(names[index + 1][:20]) if not newest else None
         try:
-            with open(os.path.join(journal, "segments", entry), "rb") as f:
-                data = f.read()
+            data = read_segment_file(journal, entry, newest)
         except FileNotFoundError:
             continue  # deleted by retention since the listing
         intact, ranges, sealed = read_segment(data, name, journal_id)
         if newest and not sealed:
             intact_end = intact[-1][1] if intact else 0
-            if intact_end < len(data):
+            after = [r for r in ranges if r[0] >= intact_end]
+            if intact_end < len(data) and not any(code == "foreign-member" for _, _, code in after):
                 tail = {"file": relative, "offset": intact_end, "length": len(data) - intact_end}
                 ranges = [r for r in ranges if r[0] < intact_end]
         for offset, length, code in sorted(ranges):

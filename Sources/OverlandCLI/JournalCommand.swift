@@ -83,16 +83,18 @@ public struct JournalCommand: ParsableCommand {
 
         func run() throws {
             try reportingFailures("overland journal verify") {
-                let journal = try journalOptions.open(readOnly: true)
+                let directory = journalOptions.path(with: try journalOptions.settings())
                 let printer = IssuePrinter(tool: "overland journal verify")
+                let journal: Journal
                 let result: Journal.Verification
                 let cursor: Journal.CursorReading
                 do {
+                    journal = try Journal(path: directory, readOnly: true)
                     result = try journal.verify(onIssue: printer.handler)
                     cursor = try journal.readCursor()
                 } catch {
                     if json, case JournalError.untrusted(let path, let reason) = error {
-                        Terminal.output(VerifySummary.refusal(file: VerifySummary.relative(path, in: journal.path), reason: reason))
+                        Terminal.output(VerifySummary.refusal(file: VerifySummary.relative(path, in: directory), reason: reason))
                     }
                     throw error
                 }

@@ -22,8 +22,8 @@ public struct JournalOptions: ParsableArguments {
     public func path(with settings: Settings) -> String { settings.journalPath(flag: journal) }
 
     /// Opens the journal for reading; a missing one is a clear error.
-    public func open(readOnly: Bool = false) throws -> Journal {
-        try Journal(path: path(with: settings()), readOnly: readOnly)
+    public func open() throws -> Journal {
+        try Journal(path: path(with: settings()))
     }
 }
 

@@ -122,8 +122,10 @@ extension Journal {
             }
             found.sort { $0.offset < $1.offset }
             // The newest segment without a seal ends at its last intact member: what follows
-            // is its torn tail, whatever it holds.
-            if isLast && !layout.endsWithSeal && intactEnd < bytes.count {
+            // is its torn tail, whatever it holds, unless it holds another journal's member
+            // (no crash writes that: segment files copied in by hand are damage).
+            if isLast && !layout.endsWithSeal && intactEnd < bytes.count
+                && !found.contains(where: { $0.offset >= intactEnd && $0.code == .foreignMember }) {
                 found.removeAll { $0.offset >= intactEnd }
                 result.tail = .init(file: file, offset: intactEnd, length: bytes.count - intactEnd,
                                     code: bytes[intactEnd...].allSatisfy { $0 == 0 } ? .zeroFilled : .truncated,

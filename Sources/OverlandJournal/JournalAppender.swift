@@ -362,6 +362,8 @@ public final class JournalAppender {
         var smallMembers = 0
         var problems: [(offset: Int, reason: String)] = layout.damage.map { ($0.offset, $0.reason) }
         if let tail = layout.tail { problems.append((tail.offset, tail.reason)) }
+        // Another journal's member is never a torn write: a segment holding one is set aside.
+        let foreign = (layout.damage + (layout.tail.map { [$0] } ?? [])).contains { $0.code == .foreignMember }
         for (index, member) in layout.members.enumerated() {
             let range = member.offset..<(member.offset + member.header.memberSize)
             switch bytes.withUnsafeBytes({ Member.decodePayload(UnsafeRawBufferPointer(rebasing: $0[range]), header: member.header) }) {
@@ -375,7 +377,7 @@ public final class JournalAppender {
             }
         }
         problems.sort { $0.offset < $1.offset }
-        let damaged = layout.endsWithSeal ? !problems.isEmpty : problems.contains { $0.offset < intactEnd }
+        let damaged = layout.endsWithSeal || foreign ? !problems.isEmpty : problems.contains { $0.offset < intactEnd }
         let intactEndSequence = intactCount > 0 ? layout.members[intactCount - 1].header.endSequence : nil
         if let end = damaged ? layout.endSequence : intactEndSequence { endSequence = max(endSequence, end) }
         if damaged {

@@ -56,6 +56,7 @@ public final class JournalReader {
                 openMember()
                 continue
             }
+            finishSegment()
             guard segmentIndex < names.count else { return nil }
             try openSegment()
         }
@@ -105,6 +106,14 @@ public final class JournalReader {
             sequence = member.header.firstSequence
             flushPending(before: member.offset)
         }
+    }
+
+    /// At the end of a segment, what is still pending lies after its last intact member: the
+    /// newest segment's torn tail, not reported, unless it holds another journal's member
+    /// (never a torn write: damage).
+    private func finishSegment() {
+        if pending.contains(where: { $0.code == .foreignMember }) { flushPending(before: .max) }
+        pending.removeAll()
     }
 
     /// Reports the pending damage that lies before `offset`.

@@ -174,6 +174,10 @@ class Vector:
         for path, content in sorted(self.extra.items()):
             full = os.path.join(directory, path)
             os.makedirs(os.path.dirname(full), exist_ok=True)
+            if os.path.isdir(full) and not os.path.islink(full):
+                shutil.rmtree(full)
+            elif os.path.lexists(full):
+                os.remove(full)
             if isinstance(content, tuple):
                 os.symlink(content[1], full)
             else:
@@ -299,6 +303,15 @@ def vectors():
     s = v.segments[1]
     s.pieces = [(s.data, None, [], "foreign-member")]
 
+    v = vector("foreign-segment-newest", "a segment file copied from another journal is the newest: "
+               "another journal's member is never a torn write, so it is damage, not a tail")
+    v.segment(0).good(0, lines(0, 2), level=9).sealed()
+    v.segment(9000).add(records_member(9000, lines(300, 2), jid=FOREIGN_ID, level=9)
+                        + seal_member(9000, 2, jid=FOREIGN_ID), outcome="foreign-member")
+
+    v = vector("spliced-foreign-active-end", "a member of another journal appended to the active segment: damage")
+    v.segment(0).good(0, lines(0, 3)).add(records_member(3, lines(400, 2), jid=FOREIGN_ID), outcome="foreign-member")
+
     v = vector("out-of-sequence", "a member numbered below the end of the one before it")
     s = v.segment(0).good(0, lines(0, 4))
     s.add(records_member(2, lines(2, 2)), outcome="out-of-sequence").good(4, lines(4, 2))
@@ -390,6 +403,27 @@ def vectors():
     v.extra["outside.jsonl.gz"] = outside.data
     v.extra["journal/segments/00000000000000000002.jsonl.gz"] = ("link", "../../outside.jsonl.gz")
     v.refused = {"file": "segments/00000000000000000002.jsonl.gz", "reason": "symlink"}
+
+    v = vector("symlinked-manifest", "manifest.json is a symbolic link (to a valid manifest outside the journal): "
+               "the journal is refused")
+    v.segment(0).good(0, lines(0, 2))
+    v.extra["elsewhere-manifest.json"] = json.dumps(v.manifest, separators=(",", ":")).encode() + b"\n"
+    v.extra["journal/manifest.json"] = ("link", "../elsewhere-manifest.json")
+    v.refused = {"file": "manifest.json", "reason": "symlink"}
+
+    v = vector("symlinked-segments-dir", "segments/ is a symbolic link (to a directory of valid segments outside "
+               "the journal): the journal is refused")
+    outside = Segment(0).good(0, lines(0, 2))
+    v.extra["elsewhere/00000000000000000000.jsonl.gz"] = outside.data
+    v.extra["journal/segments"] = ("link", "../elsewhere")
+    v.refused = {"file": "segments", "reason": "symlink"}
+
+    v = vector("symlinked-lock", "journal.lock is a symbolic link (to a file outside the journal): "
+               "the journal is refused")
+    v.segment(0).good(0, lines(0, 2))
+    v.extra["elsewhere.lock"] = b""
+    v.extra["journal/journal.lock"] = ("link", "../elsewhere.lock")
+    v.refused = {"file": "journal.lock", "reason": "symlink"}
 
     v = vector("not-segments", "files in segments/ that are not segments: other names, a .tmp- file, "
                "a name past 2^53; all ignored")
