@@ -172,4 +172,48 @@ struct ConformanceVectorTests {
         let records = try ToolRunner(executable: "/usr/bin/python3").run([ConformanceVectors.pythonReader, base + "/journal"])
         #expect(records.stdout == (try ConformanceVectors.read(base + "/records.jsonl")))
     }
+
+    /// Beyond the vectors: journals the real writer made (commits of one and of many
+    /// records, sealed segments, the active one, a cursor in the middle, then a crash's torn
+    /// write) read the same through both readers, and as `zcat` prints them.
+    @Test("a journal written by the appender reads the same in verify, the Python reader and zcat")
+    func writtenJournalsReadTheSame() throws {
+        let scratch = try TemporaryDirectory(prefix: "overland-written")
+        let journal = scratch.appending("journal")
+        let torture = ToolRunner(product: "journal-torture")
+        #expect(try torture.run(["append", journal, "700", "--commit-every", "7", "--segment-bytes", "8000", "--pad", "20"]).exitStatus == 0)
+        #expect(try torture.run(["append", journal, "300", "--commit-every", "1", "--writer", "b", "--seal"]).exitStatus == 0)
+        #expect(try torture.run(["append", journal, "41", "--commit-every", "5", "--writer", "c"]).exitStatus == 0)
+        #expect(try torture.run(["advance", journal, "555"]).exitStatus == 0)
+        let segments = try FileManager.default.contentsOfDirectory(atPath: journal + "/segments").sorted()
+        #expect(segments.count > 3)
+        let newest = try #require(segments.last)
+        // A torn write: half a member's header at the end of the active segment.
+        try Data([0x1f, 0x8b, 0x08, 0x06, 0x01, 0x02, 0x03]).append(toFile: journal + "/segments/" + newest)
+
+        let python = ToolRunner(executable: "/usr/bin/python3")
+        let verify = try ToolRunner(product: "overland").run(["journal", "verify", "--journal", journal, "--json"])
+        let summary = try python.run([ConformanceVectors.pythonReader, journal, "--json"])
+        #expect(verify.exitStatus == 0 && summary.exitStatus == 0, "\(verify.stderrText) \(summary.stderrText)")
+        #expect(verify.stdoutText == summary.stdoutText)
+        #expect(verify.stdoutText.hasPrefix("{\"segments\": \(segments.count), \"records\": 1041, \"damaged\": [], \"cursors\": {\"default\": {\"next\": 555, \"unsent\": 486}}, \"tail\": {"),
+                "\(verify.stdoutText)")
+        let records = try python.run([ConformanceVectors.pythonReader, journal])
+        let zcat = try ToolRunner(executable: "/bin/sh").run(["-c", "zcat " + journal + "/segments/*.jsonl.gz 2>/dev/null"])
+        #expect(records.stdout.count > 30_000)
+        #expect(records.stdout == zcat.stdout)
+        let streamed = try torture.run(["read", journal])
+        let lines = streamed.stdoutLines.map { line in line.firstIndex(of: " ").map { String(line[line.index(after: $0)...]) } ?? line }
+        #expect(lines.map { $0 + "\n" }.joined() == records.stdoutText)
+    }
+}
+
+extension Data {
+    /// Appends these bytes to the file at `path`.
+    func append(toFile path: String) throws {
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        try handle.seekToEnd()
+        try handle.write(contentsOf: self)
+    }
 }
