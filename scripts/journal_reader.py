@@ -297,17 +297,22 @@ def read_manifest(journal):
         raise Refused("manifest.json", "symlink")
     try:
         with open(path, "rb") as f:
-            manifest = json.loads(f.read(4097).decode("utf-8"))
+            raw = f.read(4097)
+        if len(raw) > 4096:
+            raise Refused("manifest.json", "too-large")
+        manifest = json.loads(raw.decode("utf-8"))
     except (OSError, ValueError) as error:
         raise NotAJournal("manifest.json: %s" % error)
     if not isinstance(manifest, dict) or manifest.get("format") != "overland-journal":
         raise NotAJournal("manifest.json is not an overland journal manifest")
     version = manifest.get("version")
-    if not isinstance(version, int) or isinstance(version, bool) or version > 1:
+    if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= 1:
         raise NotAJournal("manifest.json: version %r, this reader knows 1" % (version,))
     journal_id = manifest.get("journal_id")
     if not isinstance(journal_id, str) or not re.fullmatch(r"[0-9a-fA-F]{32}", journal_id):
         raise NotAJournal("manifest.json: journal_id is not 32 hex digits")
+    if not isinstance(manifest.get("created"), str) or not re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", manifest["created"]):
+        raise NotAJournal("manifest.json: created is not YYYY-MM-DDTHH:MM:SSZ")
     segments = os.path.join(journal, "segments")
     if os.path.islink(segments):
         raise Refused("segments", "symlink")

@@ -39,10 +39,10 @@ enum VerifySummary {
         return String(decoding: writer.bytes, as: UTF8.self)
     }
 
-    /// What `--json` prints when the journal is refused (a symlink or a non-regular file
-    /// where a segment should be, a segment over 256 MiB).
+    /// What `--json` prints when the journal is refused (journal-format.md section 2: a
+    /// symlink or a non-regular file where a journal file should be, a file over its limit).
     static func refusal(file: String, reason: String) -> String {
-        let code = reason.hasSuffix("symbolic link") ? "symlink" : reason == "not a regular file" ? "not-a-file" : "too-large"
+        let code = reason.hasSuffix("symbolic link") ? "symlink" : reason.hasPrefix("larger than") ? "too-large" : "not-a-file"
         var writer = JSONWriter()
         writer.appendRaw("{\"refused\": {\"file\": ".utf8)
         writer.appendString(file)
