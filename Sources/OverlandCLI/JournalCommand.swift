@@ -72,18 +72,42 @@ public struct JournalCommand: ParsableCommand {
     struct Verify: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check every segment: framing, checksums, record JSON.",
-            discussion: "Prints each damaged range (file, offset, length, reason). Exit status 0 when the journal is intact, 65 when damage was found.")
+            discussion: """
+                Prints each damaged range (file, offset, length, reason). Exit status 0 when the journal is intact, \
+                65 when damage was found or the cursor cannot be used. With --json, prints the summary of \
+                journal-format.md section 14 on standard output. Reads only: nothing in the journal changes.
+                """)
 
         @OptionGroup var journalOptions: JournalOptions
+        @Flag(help: "Print one JSON object (journal-format.md section 14) instead of text.") var json = false
 
         func run() throws {
             try reportingFailures("overland journal verify") {
-                let journal = try journalOptions.open()
+                let directory = journalOptions.path(with: try journalOptions.settings())
                 let printer = IssuePrinter(tool: "overland journal verify")
-                let result = try journal.verify(onIssue: printer.handler)
-                var summary = "\(result.segments) segments, \(result.intactRecords) intact records, \(result.damage) damaged ranges"
-                if result.unfinishedTail { summary += "; the active segment ends in an unfinished write (cut on the next append)" }
-                Terminal.line(summary)
+                let journal: Journal
+                let result: Journal.Verification
+                let cursor: Journal.CursorReading
+                do {
+                    journal = try Journal(path: directory, readOnly: true)
+                    result = try journal.verify(onIssue: printer.handler)
+                    cursor = try journal.readCursor()
+                } catch {
+                    if json, case JournalError.untrusted(let path, let reason) = error {
+                        Terminal.output(VerifySummary.refusal(file: VerifySummary.relative(path, in: directory), reason: reason))
+                    }
+                    throw error
+                }
+                if json {
+                    Terminal.output(VerifySummary.json(result, cursor: cursor))
+                } else {
+                    var summary = "\(result.segments) segments, \(result.intactRecords) intact records, \(result.damage) damaged ranges"
+                    if result.unfinishedTail { summary += "; the active segment ends in an unfinished write (cut on the next append)" }
+                    Terminal.line(summary)
+                }
+                if case .refused(_, let reason) = cursor {
+                    throw CommandFailure("refusing '\(journal.path)/cursor.json': \(reason)", status: .dataError)
+                }
                 if result.damage > 0 {
                     throw CommandFailure("damage found; 'overland journal repair' keeps the intact records and sets the rest aside",
                                          status: .dataError)

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Counts and checks over a whole journal, for `overland journal stats` and `verify`.
 extension Journal {
     /// Sizes and counts, from member headers (nothing is inflated).
@@ -55,43 +59,90 @@ extension Journal {
 
     /// What `verify` found.
     public struct Verification: Sendable, Equatable {
+        /// A damaged byte range of a segment, or the newest segment's torn tail.
+        public struct Range: Sendable, Equatable {
+            /// Relative to the journal directory: `segments/NAME`.
+            public var file: String
+            public var offset: Int
+            public var length: Int
+            public var code: DamageCode
+            public var reason: String
+        }
+
         public var segments = 0
+        /// Records a reader passes on: those of intact members, below the next segment's name.
         public var intactRecords: UInt64 = 0
-        /// Damaged ranges (each also reported through the issue handler).
-        public var damage = 0
-        /// An unfinished write at the end of the newest, unsealed segment: what a crash
-        /// leaves, cut by the next appender. Not damage.
-        public var unfinishedTail = false
+        /// Damaged ranges, file by file, by offset (each also reported through the issue handler).
+        public var damaged: [Range] = []
+        public var damage: Int { damaged.count }
+        /// The torn tail of the newest segment when it has no seal: what a crash (or a write
+        /// in progress) leaves, cut by the next appender. Not damage.
+        public var tail: Range?
+        public var unfinishedTail: Bool { tail != nil }
+        /// The sequence numbers of the intact records, as ascending disjoint runs.
+        public var runs: [Swift.Range<UInt64>] = []
+
+        /// Intact records at or after `next`: what a sync from that cursor would send.
+        public func unsent(from next: UInt64) -> UInt64 {
+            runs.reduce(0) { $0 + ($1.upperBound > next ? $1.upperBound - max($1.lowerBound, next) : 0) }
+        }
     }
 
-    /// Inflates and checks every member of every segment (journal-format.md section 5),
-    /// reporting each damaged range.
+    /// Inflates and checks every member of every segment (journal-format.md sections 5
+    /// and 8), reporting each damaged range. Reads only.
     public func verify(onIssue: JournalIssueHandler? = nil) throws(JournalError) -> Verification {
         var result = Verification()
         let names = try segments(onIssue: onIssue)
         for (index, name) in names.enumerated() {
             let isLast = index == names.count - 1
-            let bytes = isLast ? try loadCommitted(name) : try load(name)
+            let limit = isLast ? UInt64.max : names[index + 1].firstSequence
+            let bytes: [UInt8]
+            do {
+                bytes = isLast ? try loadCommitted(name) : try load(name)
+            } catch {
+                // Deleted by retention since the listing: it held only sent records.
+                if case .io(_, _, _, let code) = error, code == ENOENT { continue }
+                throw error
+            }
             let layout = bytes.withUnsafeBytes { SegmentLayout(walking: $0, name: name, journalID: id) }
             let file = "segments/" + name.fileName
-            func report(_ damage: SegmentLayout.Damage) {
-                result.damage += 1
-                onIssue?(JournalIssue(kind: .damage, file: file, offset: damage.offset, length: damage.length, reason: damage.reason))
-            }
             result.segments += 1
-            layout.damage.forEach(report)
-            if let tail = layout.tail {
-                if isLast && layout.seal == nil && (tail.reason == MemberDamage.truncated.reason || tail.reason == MemberDamage.zeroFilled.reason) {
-                    result.unfinishedTail = true
-                } else {
-                    report(tail)
-                }
-            }
+            var found = layout.damage + (layout.tail.map { [$0] } ?? [])
+            var intactEnd = 0
+            var intact: [(first: UInt64, end: UInt64)] = []
             for member in layout.members {
                 let range = member.offset..<(member.offset + member.header.memberSize)
                 switch bytes.withUnsafeBytes({ Member.decodePayload(UnsafeRawBufferPointer(rebasing: $0[range]), header: member.header) }) {
-                case .success: result.intactRecords += UInt64(member.header.recordCount)
-                case .failure(let damage): report(.init(offset: member.offset, length: member.header.memberSize, reason: damage.reason))
+                case .success:
+                    intactEnd = range.upperBound
+                    intact.append((member.header.firstSequence, member.header.endSequence))
+                case .failure(let damage):
+                    found.append(.init(offset: member.offset, length: member.header.memberSize, reason: damage.reason, code: damage.code))
+                }
+            }
+            found.sort { $0.offset < $1.offset }
+            // The newest segment without a seal ends at its last intact member: what follows
+            // is its torn tail, whatever it holds, unless it holds another journal's member
+            // (no crash writes that: segment files copied in by hand are damage).
+            if isLast && !layout.endsWithSeal && intactEnd < bytes.count
+                && !found.contains(where: { $0.offset >= intactEnd && $0.code == .foreignMember }) {
+                found.removeAll { $0.offset >= intactEnd }
+                result.tail = .init(file: file, offset: intactEnd, length: bytes.count - intactEnd,
+                                    code: bytes[intactEnd...].allSatisfy { $0 == 0 } ? .zeroFilled : .truncated,
+                                    reason: "unfinished write")
+            }
+            for damage in found {
+                result.damaged.append(.init(file: file, offset: damage.offset, length: damage.length, code: damage.code, reason: damage.reason))
+                onIssue?(JournalIssue(kind: .damage, file: file, offset: damage.offset, length: damage.length, reason: damage.reason,
+                                      code: damage.code))
+            }
+            for (first, end) in intact where first < limit {
+                let end = min(end, limit)
+                result.intactRecords += end - first
+                if let last = result.runs.last, last.upperBound == first {
+                    result.runs[result.runs.count - 1] = last.lowerBound..<end
+                } else {
+                    result.runs.append(first..<end)
                 }
             }
         }

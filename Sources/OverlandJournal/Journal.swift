@@ -26,7 +26,9 @@ public final class Journal: @unchecked Sendable {
 
     /// Opens the journal at `path`. With `create`, a missing journal is made (directories
     /// 0700, manifest for `deviceID`); otherwise a directory without a manifest is an error.
-    public init(path: String, create: Bool = false, deviceID: String = "", now: Int64 = Journal.currentTime()) throws(JournalError) {
+    /// With `readOnly` (`verify`), nothing is created, not even a missing `journal.lock`.
+    public init(path: String, create: Bool = false, readOnly: Bool = false, deviceID: String = "",
+                now: Int64 = Journal.currentTime()) throws(JournalError) {
         self.path = path
         let manifestPath = path + "/manifest.json"
         switch FileSystem.kind(path) {
@@ -78,7 +80,7 @@ public final class Journal: @unchecked Sendable {
         if FileSystem.kind(lockPath) == .symlink { throw .untrusted(path: lockPath, reason: "is a symbolic link") }
         // On read-only media there may be no lock file and no way to make one; nobody can be
         // appending there, so reading without it is safe.
-        lock = try? FileLock(path: lockPath, create: true)
+        lock = try? FileLock(path: lockPath, create: !readOnly)
     }
 
     /// Throws when `path`, a directory of this journal, is on a read-only file system: a
@@ -143,18 +145,42 @@ public final class Journal: @unchecked Sendable {
     // MARK: - Cursor
 
     /// The cursor: the first record not yet acknowledged (0 when nothing was ever sent).
+    /// A cursor that cannot be trusted is refused (journal-format.md section 9).
     public func cursor() throws(JournalError) -> UInt64 {
+        switch try readCursor() {
+        case .valid(let next): return next
+        case .refused(_, let reason): throw .untrusted(path: cursorPath, reason: reason)
+        }
+    }
+
+    /// What `cursor.json` holds: a valid cursor, or why it is refused.
+    public enum CursorReading: Sendable, Equatable {
+        case valid(UInt64)
+        /// `code`: `cursor-not-file` (a symlink or not a regular file), `cursor-invalid`
+        /// (not the JSON of section 9), `cursor-foreign` (another journal's cursor).
+        case refused(code: String, reason: String)
+    }
+
+    /// Reads `cursor.json`; I/O failures throw, a cursor that cannot be used is `.refused`.
+    public func readCursor() throws(JournalError) -> CursorReading {
         switch FileSystem.kind(cursorPath) {
-        case .missing: return 0
+        case .missing: return .valid(0)
         case .file: break
-        case .symlink: throw .untrusted(path: cursorPath, reason: "is a symbolic link")
-        default: throw .untrusted(path: cursorPath, reason: "not a regular file")
+        case .symlink: return .refused(code: "cursor-not-file", reason: "is a symbolic link")
+        default: return .refused(code: "cursor-not-file", reason: "not a regular file")
         }
-        let cursor = try JournalCursor(parsing: FileSystem.readFile(cursorPath, limit: 1024), path: cursorPath)
+        let cursor: JournalCursor
+        do {
+            cursor = try JournalCursor(parsing: FileSystem.readFile(cursorPath, limit: 1024), path: cursorPath)
+        } catch {
+            guard case .untrusted(_, let reason) = error else { throw error }
+            return .refused(code: reason.hasSuffix("symbolic link") || reason == "not a regular file" ? "cursor-not-file" : "cursor-invalid",
+                            reason: reason)
+        }
         guard cursor.journalID == id else {
-            throw .untrusted(path: cursorPath, reason: "cursor belongs to journal \(cursor.journalID), not \(id)")
+            return .refused(code: "cursor-foreign", reason: "cursor belongs to journal \(cursor.journalID), not \(id)")
         }
-        return cursor.next
+        return .valid(cursor.next)
     }
 
     /// Moves the cursor, durably and atomically (temporary file, fsync, rename, directory fsync).

@@ -352,43 +352,49 @@ public final class JournalAppender {
         endSequence = max(endSequence, last.firstSequence)
         let bytes = try journal.load(last)
         let layout = bytes.withUnsafeBytes { SegmentLayout(walking: $0, name: last, journalID: journal.id) }
+        // The segment's valid part ends at its last intact member (section 8). Without a
+        // seal, whatever follows is a torn tail (a header that reached the disk with zeros
+        // where its data should be, a cut write), cut below; damage before it, or anywhere
+        // in a sealed segment, has the segment set aside.
         var payloadBytes = 0
-        var damaged = !layout.damage.isEmpty
-        // Members that do not inflate with no intact member after them are a torn write (a
-        // header that reached the disk, zeros where its data should be): part of the torn
-        // tail, cut below. Before an intact member, or before the seal, they are damage.
         var intactCount = 0
-        var trailingFailure: String?
+        var intactEnd = 0
         var smallMembers = 0
+        var problems: [(offset: Int, reason: String)] = layout.damage.map { ($0.offset, $0.reason) }
+        if let tail = layout.tail { problems.append((tail.offset, tail.reason)) }
+        // Another journal's member is never a torn write: a segment holding one is set aside.
+        let foreign = (layout.damage + (layout.tail.map { [$0] } ?? [])).contains { $0.code == .foreignMember }
         for (index, member) in layout.members.enumerated() {
             let range = member.offset..<(member.offset + member.header.memberSize)
             switch bytes.withUnsafeBytes({ Member.decodePayload(UnsafeRawBufferPointer(rebasing: $0[range]), header: member.header) }) {
             case .success(let payload):
                 payloadBytes += payload.count
                 if payload.count < largeMemberBytes { smallMembers += 1 }
-                if trailingFailure != nil { damaged = true }
                 intactCount = index + 1
+                intactEnd = range.upperBound
             case .failure(let damage):
-                if trailingFailure == nil { trailingFailure = damage.reason }
+                problems.append((member.offset, damage.reason))
             }
         }
-        if trailingFailure != nil && layout.seal != nil { damaged = true }
-        let intactEnd = intactCount > 0 ? layout.members[intactCount - 1].header.endSequence : nil
-        if let end = damaged ? layout.endSequence : intactEnd { endSequence = max(endSequence, end) }
+        problems.sort { $0.offset < $1.offset }
+        let damaged = layout.endsWithSeal || foreign ? !problems.isEmpty : problems.contains { $0.offset < intactEnd }
+        let intactEndSequence = intactCount > 0 ? layout.members[intactCount - 1].header.endSequence : nil
+        if let end = damaged ? layout.endSequence : intactEndSequence { endSequence = max(endSequence, end) }
         if damaged {
-            // Checked before the seal: a sealed segment with a member that does not inflate
-            // is damaged too, and is set aside like any other.
+            // A sealed segment with a member that does not inflate is damaged too, and is
+            // set aside like any other.
             try seal(last, cutAt: nil)
             active = nil
-        } else if layout.seal != nil || distrustActive {
+        } else if layout.endsWithSeal || distrustActive {
             // After a failed write or sync this appender trusts nothing it wrote to that
             // file: the waiting records go to a new segment after whatever is there now
             // (what another appender committed meanwhile included).
             active = nil
         } else {
-            let validEnd = intactCount < layout.members.count ? layout.members[intactCount].offset : layout.validEnd
-            if let reason = trailingFailure ?? layout.tail?.reason {
-                try cutTail(of: last, bytes: bytes, at: validEnd, reason: reason)
+            let validEnd = intactEnd
+            if validEnd < bytes.count {
+                try cutTail(of: last, bytes: bytes, at: validEnd,
+                            reason: problems.first { $0.offset >= validEnd }?.reason ?? "unfinished write")
             }
             if intactCount == 0 {
                 active = nil

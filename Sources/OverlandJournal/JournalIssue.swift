@@ -21,6 +21,8 @@ public struct JournalIssue: Sendable, Equatable, CustomStringConvertible {
     public var offset: Int
     public var length: Int
     public var reason: String
+    /// For `damage`: the reason code of journal-format.md section 8.
+    public var code: DamageCode? = nil
 
     public var description: String {
         switch kind {

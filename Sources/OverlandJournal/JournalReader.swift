@@ -13,6 +13,9 @@ public final class JournalReader {
     private var members: [SegmentLayout.Located] = []
     private var memberIndex = 0
     private var limit: UInt64 = .max
+    /// Damage found but not yet reported, and whether it waits for an intact member after it.
+    private var pending: [SegmentLayout.Damage] = []
+    private var deferDamage = false
 
     // The member being read.
     private var payload: [UInt8] = []
@@ -53,6 +56,7 @@ public final class JournalReader {
                 openMember()
                 continue
             }
+            finishSegment()
             guard segmentIndex < names.count else { return nil }
             try openSegment()
         }
@@ -71,21 +75,18 @@ public final class JournalReader {
             try journal.load(name, committed: isLast, into: &bytes)
         } catch {
             // A segment deleted by retention since the listing held only sent records.
-            if case .io(_, _, _, let code) = error, code == 2 /* ENOENT */ { bytes.removeAll(); members = []; return }
+            if case .io(_, _, _, let code) = error, code == 2 /* ENOENT */ { bytes.removeAll(); members = []; pending = []; return }
             throw error
         }
         let layout = bytes.withUnsafeBytes { SegmentLayout(walking: $0, name: name, journalID: journal.id) }
         members = layout.members
         memberIndex = members.firstIndex(where: { $0.header.endSequence > from }) ?? members.count
-        let file = "segments/" + name.fileName
-        for damage in layout.damage {
-            report(file, damage)
-        }
-        // An unfinished member at the end of the newest segment is a write in progress or
-        // a torn tail that the next appender will cut: not damage to report.
-        if let tail = layout.tail, !(isLast && layout.seal == nil && (tail.reason == MemberDamage.truncated.reason || tail.reason == MemberDamage.zeroFilled.reason)) {
-            report(file, tail)
-        }
+        // The newest segment without a seal ends at its last intact member; what follows is
+        // its torn tail (a write in progress, or what the next appender cuts), not damage.
+        // Damage there is only known to be damage once an intact member follows it.
+        deferDamage = isLast && !layout.endsWithSeal
+        pending = (layout.damage + (layout.tail.map { [$0] } ?? [])).sorted { $0.offset < $1.offset }
+        if !deferDamage { flushPending(before: .max) }
     }
 
     private func openMember() {
@@ -98,14 +99,33 @@ public final class JournalReader {
         lineStart = 0
         if let damage {
             payload.removeAll(keepingCapacity: true)
-            report("segments/" + names[segmentIndex - 1].fileName,
-                   SegmentLayout.Damage(offset: member.offset, length: member.header.memberSize, reason: damage.reason))
+            pending.append(SegmentLayout.Damage(offset: member.offset, length: member.header.memberSize, reason: damage.reason, code: damage.code))
+            pending.sort { $0.offset < $1.offset }
+            if !deferDamage { flushPending(before: .max) }
         } else {
             sequence = member.header.firstSequence
+            flushPending(before: member.offset)
+        }
+    }
+
+    /// At the end of a segment, what is still pending lies after its last intact member: the
+    /// newest segment's torn tail, not reported, unless it holds another journal's member
+    /// (never a torn write: damage).
+    private func finishSegment() {
+        if pending.contains(where: { $0.code == .foreignMember }) { flushPending(before: .max) }
+        pending.removeAll()
+    }
+
+    /// Reports the pending damage that lies before `offset`.
+    private func flushPending(before offset: Int) {
+        let file = "segments/" + names[segmentIndex - 1].fileName
+        while let first = pending.first, first.offset < offset {
+            report(file, pending.removeFirst())
         }
     }
 
     private func report(_ file: String, _ damage: SegmentLayout.Damage) {
-        onIssue?(JournalIssue(kind: .damage, file: file, offset: damage.offset, length: damage.length, reason: damage.reason))
+        onIssue?(JournalIssue(kind: .damage, file: file, offset: damage.offset, length: damage.length, reason: damage.reason,
+                              code: damage.code))
     }
 }

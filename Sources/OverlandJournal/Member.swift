@@ -108,6 +108,10 @@ enum Member {
         let first = header.readLittleEndian(UInt64.self, at: 24)
         guard first <= SegmentName.maxFirstSequence else { return .failure(.corrupt("sequence number out of range")) }
         if kind == .records && count == 0 { return .failure(.corrupt("member with no records")) }
+        // A record's number is at most 2^53 - 1, so that the cursor after it (2^53) is exact.
+        if kind == .records && first + UInt64(count) > SegmentName.maxFirstSequence {
+            return .failure(.corrupt("sequence numbers past 2^53"))
+        }
         return .success(MemberHeader(
             kind: kind,
             writtenAt: header.readLittleEndian(UInt32.self, at: 4),
@@ -142,24 +146,24 @@ enum Member {
         let trailer = UnsafeRawBufferPointer(rebasing: member[(member.count - trailerSize)...])
         let expectedCRC = trailer.loadUnaligned(fromByteOffset: 0, as: UInt32.self).littleEndian
         let expectedSize = Int(trailer.loadUnaligned(fromByteOffset: 4, as: UInt32.self).littleEndian)
-        guard expectedSize <= maxPayloadBytes else { return .corrupt("member inflates to \(expectedSize) bytes, over the limit") }
+        guard expectedSize <= maxPayloadBytes else { return .corrupt("member inflates to \(expectedSize) bytes, over the limit", .badData) }
         let deflated = UnsafeRawBufferPointer(rebasing: member[headerSize..<(member.count - trailerSize)])
         do {
             try Deflate.inflate(deflated, expectedSize: expectedSize, limit: maxPayloadBytes, into: &payload)
         } catch {
             switch error {
-            case .corrupt(let reason): return .corrupt(reason)
-            case .tooLarge: return .corrupt("member inflates past the limit")
-            case .truncated: return .corrupt("deflate data ends early")
+            case .corrupt(let reason): return .corrupt(reason, .badData)
+            case .tooLarge: return .corrupt("member inflates past the limit", .badData)
+            case .truncated: return .corrupt("deflate data ends early", .badData)
             }
         }
-        guard Deflate.crc32(payload) == expectedCRC else { return .corrupt("data checksum mismatch") }
+        guard Deflate.crc32(payload) == expectedCRC else { return .corrupt("data checksum mismatch", .badData) }
         switch header.kind {
         case .seal:
-            return payload.isEmpty ? nil : .corrupt("seal member with data")
+            return payload.isEmpty ? nil : .corrupt("seal member with data", .badSeal)
         case .records:
             if let reason = RecordLine.checkLines(payload, expectedCount: header.recordCount, checkJSON: checkLines) {
-                return .corrupt(reason)
+                return .corrupt(reason, .badRecord)
             }
             return nil
         }
@@ -172,14 +176,24 @@ enum MemberDamage: Error, Equatable, Sendable {
     case truncated
     /// Only zero bytes (a preallocated or torn tail, as FAT leaves it).
     case zeroFilled
-    /// Anything else.
-    case corrupt(String)
+    /// Anything else: why, and the reason code (journal-format.md section 8).
+    case corrupt(String, DamageCode = .badHeader)
 
     var reason: String {
         switch self {
         case .truncated: return "file ends inside a member"
         case .zeroFilled: return "zero-filled bytes"
-        case .corrupt(let reason): return reason
+        case .corrupt(let reason, _): return reason
+        }
+    }
+
+    /// The reason code; a range found to be all zeros is `zero-filled` whatever stopped
+    /// the walk there (`SegmentLayout` decides that).
+    var code: DamageCode {
+        switch self {
+        case .truncated: return .truncated
+        case .zeroFilled: return .badHeader
+        case .corrupt(_, let code): return code
         }
     }
 }

@@ -11,12 +11,16 @@ struct SegmentLayout: Sendable {
         var offset: Int
         var length: Int
         var reason: String
+        var code: DamageCode
     }
 
     /// Valid record members, in file order, sequence numbers increasing.
     var members: [Located] = []
     /// The seal member, when the segment is sealed.
     var seal: MemberHeader?
+    /// True when the last member is this segment's valid seal (rule 6 of section 5), even
+    /// if the segment has damage elsewhere (then `seal` is nil).
+    var endsWithSeal = false
     /// Damaged ranges before the last valid member.
     var damage: [Damage] = []
     /// Invalid bytes at the end with no valid member after them: a torn or in-progress
@@ -32,7 +36,8 @@ struct SegmentLayout: Sendable {
 
     var isDamaged: Bool { !damage.isEmpty || tail != nil }
 
-    /// Walks `bytes`, a whole segment file of the journal `journalID` named `name`.
+    /// Walks `bytes`, a whole segment file of the journal `journalID` named `name`
+    /// (journal-format.md section 8: framing, without inflating).
     init(walking bytes: UnsafeRawBufferPointer, name: SegmentName, journalID: JournalID) {
         var offset = 0
         var nextAllowed = name.firstSequence
@@ -43,20 +48,21 @@ struct SegmentLayout: Sendable {
                 if offset + header.memberSize > bytes.count {
                     problem = .truncated
                 } else if header.journalID != journalID {
-                    problem = .corrupt("member of another journal (\(header.journalID))")
-                } else if seal != nil {
-                    problem = .corrupt("data after the seal")
+                    problem = .corrupt("member of another journal (\(header.journalID))", .foreignMember)
                 } else if header.kind == .seal {
-                    if header.firstSequence != name.firstSequence || header.recordCount != recordCount {
-                        problem = .corrupt("seal claims \(header.recordCount) records from \(header.firstSequence)")
+                    // A seal is framed like any member: when it is not this segment's exact
+                    // seal as its last member, its own bytes are damage and the walk goes on.
+                    if let reason = Self.sealProblem(header, at: offset, in: bytes, name: name, recordCount: recordCount) {
+                        damage.append(Damage(offset: offset, length: header.memberSize, reason: reason, code: .badSeal))
+                        seal = nil
                     } else {
                         seal = header
-                        offset += header.memberSize
-                        validEnd = offset
-                        continue
+                        validEnd = offset + header.memberSize
                     }
+                    offset += header.memberSize
+                    continue
                 } else if header.firstSequence < nextAllowed {
-                    problem = .corrupt("member out of sequence (\(header.firstSequence) before \(nextAllowed))")
+                    problem = .corrupt("member out of sequence (\(header.firstSequence) before \(nextAllowed))", .outOfSequence)
                 } else {
                     members.append(Located(header: header, offset: offset))
                     nextAllowed = header.endSequence
@@ -67,21 +73,41 @@ struct SegmentLayout: Sendable {
             case .failure(let damage):
                 problem = damage
             }
-            // Resynchronise at the next offset where a valid header of this journal starts.
+            // Resynchronise at the next offset after this one where a valid header of this
+            // journal starts, whose member lies inside the file.
             let resume = Self.nextHeader(in: bytes, after: offset, journalID: journalID)
             let end = resume ?? bytes.count
             var reason = problem.reason
-            if resume == nil && problem != .truncated && bytes[offset..<end].allSatisfy({ $0 == 0 }) {
+            var code = problem.code
+            if bytes[offset..<end].allSatisfy({ $0 == 0 }) {
                 reason = MemberDamage.zeroFilled.reason
+                code = .zeroFilled
             }
-            let range = Damage(offset: offset, length: end - offset, reason: reason)
+            let range = Damage(offset: offset, length: end - offset, reason: reason, code: code)
             if resume == nil { tail = range } else { damage.append(range) }
             offset = end
         }
+        endsWithSeal = seal != nil
         if seal != nil, !damage.isEmpty || tail != nil {
             // A seal is only as good as the members it counts.
             seal = nil
         }
+    }
+
+    /// Why a framed seal member at `offset` is not this segment's seal, or nil when it is:
+    /// exactly 64 bytes (empty deflate data, CRC 0, ISIZE 0), the segment's first sequence
+    /// number, the count of the records members framed before it, the file's last member.
+    private static func sealProblem(_ header: MemberHeader, at offset: Int, in bytes: UnsafeRawBufferPointer,
+                                    name: SegmentName, recordCount: Int) -> String? {
+        let sealSize = Member.headerSize + Member.emptyDeflate.count + Member.trailerSize
+        guard header.memberSize == sealSize,
+              bytes[(offset + Member.headerSize)..<(offset + sealSize)].elementsEqual(Member.emptyDeflate + [0, 0, 0, 0, 0, 0, 0, 0])
+        else { return "seal member is not the 64-byte empty seal" }
+        guard header.firstSequence == name.firstSequence, header.recordCount == recordCount else {
+            return "seal claims \(header.recordCount) records from \(header.firstSequence)"
+        }
+        guard offset + sealSize == bytes.count else { return "data after the seal" }
+        return nil
     }
 
     private static func nextHeader(in bytes: UnsafeRawBufferPointer, after start: Int, journalID: JournalID) -> Int? {

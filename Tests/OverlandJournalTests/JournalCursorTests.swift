@@ -26,6 +26,20 @@ import Glibc
         #expect(try journal.cursor() == 0)
     }
 
+    /// `next` is read as exact digits (section 9): 2^53 is the largest cursor, and 2^53 + 1,
+    /// which a double would round to 2^53, is refused like any other malformed value.
+    @Test(arguments: [("9007199254740992", true), ("0", true), ("9007199254740993", false), ("2.0", false),
+                      ("2e0", false), ("-1", false), ("02", false), ("\"2\"", false), ("18446744073709551616", false)])
+    func cursorNextIsExactDigits(text: String, valid: Bool) throws {
+        let directory = try TestDirectory()
+        let journal = try Journal(path: directory.journal, create: true)
+        try Files.write(Array("{\"journal_id\":\"\(journal.id)\",\"next\":\(text)}\n".utf8), to: directory.journal + "/cursor.json")
+        switch try journal.readCursor() {
+        case .valid(let next): #expect(valid && String(next) == text, "\(text) read as \(next)")
+        case .refused(let code, _): #expect(!valid && code == "cursor-invalid", "\(text): \(code)")
+        }
+    }
+
     @Test func cursorOfAnotherJournalIsRefused() throws {
         let a = try TestDirectory()
         let b = try TestDirectory()

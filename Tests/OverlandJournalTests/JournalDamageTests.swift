@@ -352,9 +352,13 @@ import Glibc
         var header = specMember(firstSequence: 1, recordCount: 1, journalID: journal.id.bytes, deflate: [0x03, 0x00], crc: 0, isize: 0)
         header.replaceSubrange(20..<24, with: [0x00, 0x00, 0x30, 0x00])
         header.replaceSubrange(52..<54, with: [UInt8(crc32(header[0..<52]) & 0xff), UInt8((crc32(header[0..<52]) >> 8) & 0xff)])
-        try Files.append(header + [UInt8](repeating: 0x55, count: 3 << 20), to: segment)
+        // Then an intact member: without one after it, the bad header would be the newest
+        // segment's torn tail (journal-format.md section 8), not damage.
+        let after = Member.encode(kind: .records, payload: Array((recordLine("s", 1) + "\n").utf8), firstSequence: 1,
+                                  recordCount: 1, journalID: journal.id, writtenAt: 0, level: 6)
+        try Files.append(header + [UInt8](repeating: 0x55, count: 3 << 20) + after, to: segment)
         let issues = IssueLog()
-        #expect(try readAll(Journal(path: directory.journal), onIssue: issues.handler) == expected([recordLine("s", 0)]))
+        #expect(try readAll(Journal(path: directory.journal), onIssue: issues.handler) == expected([recordLine("s", 0), recordLine("s", 1)]))
         #expect(issues.of(.damage).count == 1, "\(issues.issues)")
         #expect(issues.of(.damage).first?.reason.contains("size") == true)
     }

@@ -172,4 +172,34 @@ import Glibc
         #expect(try readAll(journal) == expected(base.committed + [recordLine("after", base.committed.count)]))
         #expect(try journal.segments().count == 1, "the segment stays active")
     }
+
+    /// The torn tail is everything after the newest unsealed segment's last intact member
+    /// (journal-format.md section 8), whatever it holds: here garbage, then a complete member
+    /// whose data a crash left as zeros. Readers do not report it; the appender cuts it (a
+    /// copy in damaged/) and does not set the segment aside.
+    @Test func damageAfterTheLastIntactMemberIsTheTornTail() throws {
+        let base = try Self.makeBase()
+        let path = base.directory.journal
+        let segment = path + "/segments/" + base.segmentName
+        let journal = try Journal(path: path)
+        let torn = Member.encode(kind: .records, payload: Array((recordLine("torn", 99) + "\n").utf8), firstSequence: 11,
+                                 recordCount: 1, journalID: journal.id, writtenAt: 0, level: 6)
+        try Files.append(Array("garbage".utf8) + torn.prefix(Member.headerSize)
+                         + [UInt8](repeating: 0, count: torn.count - Member.headerSize), to: segment)
+        let all = expected(base.committed + base.last)
+        let readIssues = IssueLog()
+        #expect(try readAll(journal, onIssue: readIssues.handler) == all)
+        #expect(readIssues.issues.isEmpty, "\(readIssues.issues)")
+        let verified = try journal.verify()
+        #expect(verified.damaged.isEmpty && verified.tail?.offset == base.fullSize, "\(verified)")
+
+        let openIssues = IssueLog()
+        let appender = try JournalAppender(journal: journal, onIssue: openIssues.handler)
+        #expect(openIssues.of(.setAside).isEmpty, "\(openIssues.issues)")
+        #expect(openIssues.of(.tornTailRepaired).count == 1, "\(openIssues.issues)")
+        #expect(Files.size(segment) == base.fullSize)
+        #expect(Files.list(path + "/damaged").contains { $0.hasPrefix(base.segmentName + ".tail-\(base.fullSize)-") })
+        try commit([recordLine("next", 11)], to: appender)
+        #expect(try readAll(journal) == all + expected([recordLine("next", 11)], from: 11))
+    }
 }

@@ -1,0 +1,73 @@
+import OverlandJSON
+import OverlandJournal
+
+/// The JSON of `overland journal verify --json` (journal-format.md section 14), printed
+/// with `, ` and `: ` between items, keys in a fixed order, so that two conforming readers
+/// print the same text for the same journal:
+///
+///     {"segments": 2, "records": 4180, "damaged": [{"file": "segments/…", "offset": 0,
+///      "length": 96, "reason": "bad-data"}], "cursors": {"default": {"next": 10, "unsent": 4170}},
+///      "tail": null}
+enum VerifySummary {
+    static func json(_ result: Journal.Verification, cursor: Journal.CursorReading) -> String {
+        var writer = JSONWriter()
+        writer.appendRaw("{\"segments\": ".utf8)
+        writer.appendInteger(Int64(result.segments))
+        writer.appendRaw(", \"records\": ".utf8)
+        writer.appendInteger(Int64(result.intactRecords))
+        writer.appendRaw(", \"damaged\": [".utf8)
+        for (index, range) in result.damaged.enumerated() {
+            if index > 0 { writer.appendRaw(", ".utf8) }
+            appendRange(range, code: range.code.rawValue, to: &writer)
+        }
+        writer.appendRaw("], \"cursors\": {\"default\": ".utf8)
+        switch cursor {
+        case .valid(let next):
+            writer.appendRaw("{\"next\": ".utf8)
+            writer.appendInteger(Int64(next))
+            writer.appendRaw(", \"unsent\": ".utf8)
+            writer.appendInteger(Int64(result.unsent(from: next)))
+            writer.appendRaw("}".utf8)
+        case .refused(let code, _):
+            writer.appendRaw("{\"error\": ".utf8)
+            writer.appendString(code)
+            writer.appendRaw("}".utf8)
+        }
+        writer.appendRaw("}, \"tail\": ".utf8)
+        if let tail = result.tail { appendRange(tail, code: nil, to: &writer) } else { writer.appendNull() }
+        writer.appendRaw("}\n".utf8)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    /// What `--json` prints when the journal is refused (journal-format.md section 2: a
+    /// symlink or a non-regular file where a journal file should be, a file over its limit).
+    static func refusal(file: String, reason: String) -> String {
+        let code = reason.hasSuffix("symbolic link") ? "symlink" : reason.hasPrefix("larger than") ? "too-large" : "not-a-file"
+        var writer = JSONWriter()
+        writer.appendRaw("{\"refused\": {\"file\": ".utf8)
+        writer.appendString(file)
+        writer.appendRaw(", \"reason\": ".utf8)
+        writer.appendString(code)
+        writer.appendRaw("}}\n".utf8)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    /// `path` relative to the journal directory `journal`, when it lies inside it.
+    static func relative(_ path: String, in journal: String) -> String {
+        path.hasPrefix(journal + "/") ? String(path.dropFirst(journal.count + 1)) : path
+    }
+
+    private static func appendRange(_ range: Journal.Verification.Range, code: String?, to writer: inout JSONWriter) {
+        writer.appendRaw("{\"file\": ".utf8)
+        writer.appendString(range.file)
+        writer.appendRaw(", \"offset\": ".utf8)
+        writer.appendInteger(Int64(range.offset))
+        writer.appendRaw(", \"length\": ".utf8)
+        writer.appendInteger(Int64(range.length))
+        if let code {
+            writer.appendRaw(", \"reason\": ".utf8)
+            writer.appendString(code)
+        }
+        writer.appendRaw("}".utf8)
+    }
+}
