@@ -16,7 +16,7 @@ struct LogErrorTests {
         let help = result.stdoutText
         #expect(help.contains("USAGE: overland-log"))
         for option in ["<files>", "--journal <dir>", "--config <file>", "--input <input>", "--date <yyyy-mm-dd>",
-                       "--device-id <device-id>", "--commit-interval <commit-interval>", "--min-time <min-time>",
+                       "--device-id <device-id>", "--commit-interval <interval>", "--min-time <interval>",
                        "--min-distance <min-distance>", "--stats", "--help"] {
             #expect(help.contains(option), "--help mentions \(option)")
         }
