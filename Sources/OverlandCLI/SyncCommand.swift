@@ -107,6 +107,13 @@ public struct SyncCommand: AsyncParsableCommand {
         } catch let error as SettingsError {
             Terminal.error("overland-sync: \(error.commandFailure.message)")
             return error.commandFailure.status
+        } catch let error as SyncError {
+            // A bad endpoint or CA file is the user's to fix, not a reason to try later.
+            Terminal.error("overland-sync: \(error.description)")
+            switch error {
+            case .configuration: return .configuration
+            case .storage: return .ioError
+            }
         } catch {
             Terminal.error("overland-sync: \(error)")
             return .tryLater
@@ -130,13 +137,19 @@ public struct SyncCommand: AsyncParsableCommand {
 
     private func sync(journalAt path: String, endpoint: String, settings: Settings) async throws -> ExitStatus {
         let journal = try Journal(path: path)
+        let trip = try Trip.active(in: journal)
+        let configuration = try syncConfiguration(endpoint: endpoint, settings: settings, journal: journal, trip: trip)
+        // Before anything reaches the HTTP client (a port past 65535 would trap there), and
+        // before the journal's origin: a configuration error is the first thing to fix.
+        try configuration.validate()
         if !dryRun {
             for warning in try JournalOrigin.check(journal: journal, settings: settings, acceptCopy: acceptCopy) {
                 Terminal.error("overland-sync: \(path): \(warning)")
             }
+        } else if let intent = try journal.pendingMove() {
+            // What a real run refuses (the origin check above), a dry run refuses too.
+            throw CommandFailure(JournalOriginError.movePending(intent).description, status: .dataError)
         }
-        let trip = try Trip.active(in: journal)
-        let configuration = try syncConfiguration(endpoint: endpoint, settings: settings, journal: journal, trip: trip)
         let printer = IssuePrinter(tool: "overland-sync")
         if dryRun {
             let engine = SyncEngine(journal: journal, configuration: configuration, transport: NoTransport())
