@@ -775,7 +775,7 @@ public struct JournalMoveIntent: Sendable, Equatable, CustomStringConvertible {
             throw .untrusted(path: path, reason: "move intent lacks its keys")
         }
         func number(_ item: JSONValue, _ key: String) -> UInt64? {
-            guard let number = item[key]?.double, number >= 0, number <= 9.0e15, number == number.rounded() else { return nil }
+            guard let number = item[key]?.double, SequenceNumber.isValidEnd(number) else { return nil }
             return UInt64(number)
         }
         var segments: [Segment] = []

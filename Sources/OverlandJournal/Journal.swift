@@ -158,7 +158,12 @@ public final class Journal: @unchecked Sendable {
     }
 
     /// Moves the cursor, durably and atomically (temporary file, fsync, rename, directory fsync).
+    /// A cursor past `SequenceNumber.limit` is refused before anything is written: no
+    /// reader could read it back.
     public func advanceCursor(to next: UInt64) throws(JournalError) {
+        guard next <= SequenceNumber.limit else {
+            throw .untrusted(path: cursorPath, reason: "cursor \(next) is past the largest sequence number (2^53)")
+        }
         try FileSystem.replaceAtomically(cursorPath, with: JournalCursor(journalID: id, next: next).encoded,
                                          faultPrefix: "cursor")
     }

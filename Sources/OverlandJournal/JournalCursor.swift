@@ -32,8 +32,8 @@ public struct JournalCursor: Sendable, Equatable {
         guard let idText = value["journal_id"]?.string, let id = JournalID(hex: idText) else {
             throw .untrusted(path: path, reason: "cursor journal_id is not 32 hex digits")
         }
-        guard let number = value["next"]?.double, number >= 0, number < 9.0e15, number == number.rounded() else {
-            throw .untrusted(path: path, reason: "cursor next is not a record number")
+        guard let number = value["next"]?.double, SequenceNumber.isValidEnd(number) else {
+            throw .untrusted(path: path, reason: "cursor next is not a record number (0 to 2^53)")
         }
         self.journalID = id
         self.next = UInt64(number)

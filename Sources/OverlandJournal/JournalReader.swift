@@ -42,7 +42,8 @@ public final class JournalReader {
                 let record = JournalRecord(sequence: sequence, line: payload[lineStart..<end])
                 lineStart = end + 1
                 sequence += 1
-                if record.sequence >= limit {
+                // Past the next segment's name, or past the last number a record may have.
+                if record.sequence >= limit || record.sequence >= SequenceNumber.limit {
                     lineStart = payload.count
                     continue
                 }
