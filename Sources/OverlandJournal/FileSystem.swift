@@ -105,6 +105,9 @@ enum FileSystem {
     /// when nothing else holds it.
     static func readAll(_ fd: Int32, path: String, limit: Int, into result: inout [UInt8]) throws(JournalError) {
         result.removeAll(keepingCapacity: true)
+        // Refused by its size before any of it is read (it may still grow while read: the
+        // check below stays).
+        if try size(fd, path: path) > limit { throw .untrusted(path: path, reason: "larger than \(limit) bytes") }
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
             let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }

@@ -27,8 +27,8 @@ extension Journal {
         let names = try segments()
         for (index, name) in names.enumerated() {
             let limit = index + 1 < names.count ? names[index + 1].firstSequence : .max
-            let bytes = index + 1 < names.count ? try load(name) : try loadCommitted(name)
-            let layout = bytes.withUnsafeBytes { SegmentLayout(walking: $0, name: name, journalID: id) }
+            let file = try SegmentFile(self, name, committed: index + 1 == names.count)
+            let layout = try SegmentLayout(reading: file, name: name, journalID: id)
             var records: UInt64 = 0
             for member in layout.members {
                 let first = member.header.firstSequence
@@ -43,10 +43,10 @@ extension Journal {
             if layout.seal != nil {
                 result.sealedSegments += 1
                 result.sealedRecords += records
-                result.sealedBytes += bytes.count
+                result.sealedBytes += file.count
             } else {
                 result.activeRecords += records
-                result.activeBytes += bytes.count
+                result.activeBytes += file.count
             }
         }
         if names.isEmpty { result.endSequence = result.cursor }
@@ -71,8 +71,9 @@ extension Journal {
         let names = try segments(onIssue: onIssue)
         for (index, name) in names.enumerated() {
             let isLast = index == names.count - 1
-            let bytes = isLast ? try loadCommitted(name) : try load(name)
-            let layout = bytes.withUnsafeBytes { SegmentLayout(walking: $0, name: name, journalID: id) }
+            let segment = try SegmentFile(self, name, committed: isLast)
+            let layout = try SegmentLayout(reading: segment, name: name, journalID: id)
+            var memberBytes: [UInt8] = []
             let file = "segments/" + name.fileName
             func report(_ damage: SegmentLayout.Damage) {
                 result.damage += 1
@@ -88,8 +89,8 @@ extension Journal {
                 }
             }
             for member in layout.members {
-                let range = member.offset..<(member.offset + member.header.memberSize)
-                switch bytes.withUnsafeBytes({ Member.decodePayload(UnsafeRawBufferPointer(rebasing: $0[range]), header: member.header) }) {
+                try segment.readMember(member, into: &memberBytes)
+                switch memberBytes.withUnsafeBytes({ Member.decodePayload($0, header: member.header) }) {
                 case .success: result.intactRecords += UInt64(member.header.recordCount)
                 case .failure(let damage): report(.init(offset: member.offset, length: member.header.memberSize, reason: damage.reason))
                 }

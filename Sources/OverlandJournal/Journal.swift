@@ -174,9 +174,9 @@ public final class Journal: @unchecked Sendable {
     /// Costs one segment read, whatever the backlog.
     public func endSequence() throws(JournalError) -> UInt64 {
         let names = try segments()
-        for name in names.reversed() {
-            let bytes = try loadCommitted(name)
-            let layout = bytes.withUnsafeBytes { SegmentLayout(walking: $0, name: name, journalID: id) }
+        for (index, name) in names.enumerated().reversed() {
+            let file = try SegmentFile(self, name, committed: index == names.count - 1)
+            let layout = try SegmentLayout(reading: file, name: name, journalID: id)
             if let end = layout.endSequence { return end }
         }
         return names.last?.firstSequence ?? 0
@@ -198,13 +198,14 @@ public final class Journal: @unchecked Sendable {
     /// The newest record that `matches` accepts, looking through the newest
     /// `segmentLimit` segments at most (the cost stays bounded whatever the journal's size).
     public func lastRecord(segmentLimit: Int = 2, where matches: (ArraySlice<UInt8>) -> Bool) throws(JournalError) -> JournalRecord? {
-        for name in try segments().reversed().prefix(segmentLimit) {
-            let bytes = try loadCommitted(name)
-            let layout = bytes.withUnsafeBytes { SegmentLayout(walking: $0, name: name, journalID: id) }
+        let names = try segments()
+        var memberBytes: [UInt8] = []
+        for (index, name) in names.enumerated().reversed().prefix(segmentLimit) {
+            let file = try SegmentFile(self, name, committed: index == names.count - 1)
+            let layout = try SegmentLayout(reading: file, name: name, journalID: id)
             for member in layout.members.reversed() {
-                let decoded = bytes.withUnsafeBytes {
-                    Member.decodePayload(UnsafeRawBufferPointer(rebasing: $0[member.offset..<(member.offset + member.header.memberSize)]), header: member.header)
-                }
+                try file.readMember(member, into: &memberBytes)
+                let decoded = memberBytes.withUnsafeBytes { Member.decodePayload($0, header: member.header) }
                 guard case .success(let payload) = decoded else { continue }
                 var end = payload.count - 1
                 var sequence = member.header.endSequence
