@@ -208,9 +208,9 @@ public struct SyncCommand: AsyncParsableCommand {
                 outcome = OverlandSettings.applyServerSet(set, to: &settings)
             }
             for warning in outcome.warnings {
-                // A warning quotes the refused value, where a server may echo the token.
-                let text = "\(warning)"
-                let shown = token.flatMap { $0.count < 4 ? nil : text.replacing($0, with: "<redacted>") } ?? text
+                // A warning quotes the refused value, where a server may echo the token
+                // (whole, cut, padded or split): every run of its characters is hidden.
+                let shown = SecretRedaction.hiding(token.map { [$0] } ?? [], in: "\(warning)")
                 Terminal.error("overland-sync: server set: \(shown)")
             }
             if verbose {

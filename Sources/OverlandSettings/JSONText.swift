@@ -2,6 +2,10 @@ import OverlandJSON
 
 /// JSON values shown to people: in error messages, `overland config get` and change lists.
 enum JSONText {
+    /// How much of a value a server sent is quoted in a warning: enough to recognise a
+    /// wrong value, too little to carry a secret behind padding.
+    static let serverValueLimit = 40
+
     /// Compact JSON text, cut to `limit` characters so that a huge value cannot flood a message.
     static func render(_ value: JSONValue, limit: Int = 80) -> String {
         var writer = JSONWriter()

@@ -274,22 +274,14 @@ public final class SyncEngine: Sendable {
     }
 
     /// `text` with the token (as is, percent-encoded, and as OwnTracks' Basic credentials)
-    /// replaced by `<redacted>`. (A token of a few characters cannot be hidden without
-    /// garbling every message: it is left.)
+    /// hidden: every run of 4 or more of its characters (`SecretRedaction`), so that a copy
+    /// cut short, padded or split shows at most 3 in a row. (A token of a few characters
+    /// cannot be hidden without garbling every message: it is left.)
     private func hidingSecrets(_ text: String) -> String {
-        guard let token = configuration.effectiveToken, token.count >= 4 else { return text }
+        guard let token = configuration.effectiveToken, token.count >= SecretRedaction.shortestRun else { return text }
         let basic = String(OwnTracksCredentials(token: token).authorizationHeader.dropFirst("Basic ".count))
-        let whole = SyncRequest(url: text, headers: [], body: []).redacted(secret: token).url.replacing(basic, with: "<redacted>")
-        // Server text is cut short with "…", maybe inside the token: hide what is left of it.
-        var parts = whole.components(separatedBy: "…")
-        for index in parts.indices.dropLast() {
-            for secret in [token, basic] {
-                let longest = stride(from: min(secret.count, parts[index].count), through: 3, by: -1)
-                    .first { parts[index].hasSuffix(secret.prefix($0)) }
-                if let longest { parts[index] = String(parts[index].dropLast(longest)) + "<redacted>" }
-            }
-        }
-        return parts.joined(separator: "…")
+        let whole = SyncRequest(url: text, headers: [], body: []).redacted(secret: token).url
+        return SecretRedaction.hiding([token, basic], in: whole)
     }
 
     /// Why a run must not send now, or nil when it may.
