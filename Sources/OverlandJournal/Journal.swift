@@ -61,6 +61,7 @@ public final class Journal: @unchecked Sendable {
                 try FileSystem.syncDirectory(FileSystem.parentDirectory(of: path))
             }
         }
+        try Self.refuseIfOthersCanWrite(path)
         switch FileSystem.kind(manifestPath) {
         case .file: break
         case .symlink: throw .untrusted(path: manifestPath, reason: "is a symbolic link")
@@ -79,6 +80,29 @@ public final class Journal: @unchecked Sendable {
         // On read-only media there may be no lock file and no way to make one; nobody can be
         // appending there, so reading without it is safe.
         lock = try? FileLock(path: lockPath, create: true)
+    }
+
+    /// Refuses a journal directory that another user could have written: writable by every
+    /// user (0777; the sticky bit does not stop another user adding a segment) or owned by another user (root and the caller's
+    /// own are fine; root may open any). Its segments, manifest or cursor could then be
+    /// anyone's, and records could be forged or removed. A file system without Unix
+    /// permissions (FAT, exFAT, NTFS, FUSE: the usual USB stick) shows every file as the
+    /// mounting user's, often 0777, and cannot say otherwise: it is not refused, since
+    /// refusing would break the portable journal.
+    static func refuseIfOthersCanWrite(_ path: String) throws(JournalError) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return }
+        let me = getuid()
+        let worldWritable = info.st_mode & 0o002 != 0
+        let foreign = me != 0 && info.st_uid != me && info.st_uid != 0
+        guard worldWritable || foreign else { return }
+        // Asked only now: most journals pass without reading the mount table.
+        if let type = FileSystem.mountType(of: path), FileSystem.typesWithoutPermissions.contains(type) { return }
+        if worldWritable {
+            let mode = String(info.st_mode & 0o7777, radix: 8)
+            throw .untrusted(path: path, reason: "any user can write to it (mode \(String(repeating: "0", count: max(0, 4 - mode.count)) + mode)): another user could have changed its records; run 'chmod 700 \(path)'")
+        }
+        throw .untrusted(path: path, reason: "it belongs to user \(info.st_uid), not to you (\(me)): another user could have written its records")
     }
 
     /// Throws when `path`, a directory of this journal, is on a read-only file system: a

@@ -44,6 +44,12 @@ public enum SettingsFile {
         return try decode(bytes, path: path)
     }
 
+    /// A warning when the file at `path` is writable by others, readable by them while it
+    /// `holdsToken`, or belongs to another user (see `FileIO.exposure(of:)`); nil when private or missing.
+    public static func exposure(path: String, holdsToken: Bool) -> String? {
+        FileIO.exposure(of: path, holdsToken: holdsToken)
+    }
+
     /// The settings in `bytes`, the contents of the file at `path` (named in errors).
     ///
     /// A syntax error names the line and column (in bytes) of the offending byte, or of

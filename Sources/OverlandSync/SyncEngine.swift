@@ -83,7 +83,7 @@ public final class SyncEngine: Sendable {
             // An interrupted `overland journal move` owns the segments it names until it is
             // finished or aborted: sending them from here too would upload them twice.
             if let intent = try journal.pendingMove() {
-                return SyncReport(outcome: .configurationError, message: "\(intent); finish it with 'overland journal move' (or --abort) first")
+                return SyncReport(outcome: .configurationError, message: Self.pendingMoveMessage(intent))
             }
             if let bytes = try journal.readState(SyncState.fileName) {
                 if let parsed = SyncState(parsing: bytes) {
@@ -103,6 +103,10 @@ public final class SyncEngine: Sendable {
         withExtendedLifetime(lock) {}
         report.warnings.insert(contentsOf: warnings, at: 0)
         return report
+    }
+
+    static func pendingMoveMessage(_ intent: JournalMoveIntent) -> String {
+        "\(intent); finish it with 'overland journal move' (or --abort) first"
     }
 
     /// The first request a run would send now, with the token redacted, or nil when
@@ -131,6 +135,8 @@ public final class SyncEngine: Sendable {
             configuration.loggingMode == .owntracks || configuration.consider2xxSuccessful ? .any2xx : .resultOK
         var report = SyncReport(outcome: .nothingToSend)
         var failure: (outcome: SyncReport.Outcome, message: String)?
+        // A 429 or 503 may say how long to wait (Retry-After, honoured up to a cap).
+        var retryAfter: Int64?
         var cursorMoved = false
         var stateSavedAfterRecovery = state.consecutiveFailures == 0
 
@@ -203,6 +209,9 @@ public final class SyncEngine: Sendable {
             }
             let reply = Reply(status: httpReply.status, body: httpReply.body, acknowledgement: acknowledgement,
                               redirectLocation: httpReply.header("Location"))
+            if httpReply.status == 429 || httpReply.status == 503 {
+                retryAfter = httpReply.header("Retry-After").flatMap { RetryAfter.seconds($0, now: wallClock()) }
+            }
             report.lastStatus = reply.status
             state.lastStatus = reply.status
             if let name = reply.geocodeFullName.map(hidingSecrets) {
@@ -258,7 +267,7 @@ public final class SyncEngine: Sendable {
                 state.consecutiveFailures += 1
                 state.lastFailure = failedAt
                 state.lastError = failure.message
-                let delay = backoff.delay(afterFailures: state.consecutiveFailures, random: random())
+                let delay = backoff.delay(afterFailures: state.consecutiveFailures, random: random(), retryAfter: retryAfter)
                 state.nextAttempt = failedAt + Int64(delay.rounded(.up))
             }
         }
@@ -291,7 +300,7 @@ public final class SyncEngine: Sendable {
                               message: "sending is off (send interval 'off'): nothing is sent until it is changed back, or with --now")
         }
         // A time far in the future means the clock went back: ignore it rather than wait.
-        if let next = state.nextAttempt, next > now, next <= now + Int64(backoff.cap * 2) {
+        if let next = state.nextAttempt, next > now, next <= now + Int64(backoff.longestWait) {
             let failures = state.consecutiveFailures
             var report = SyncReport(outcome: .backingOff(until: next),
                                     message: "backing off after \(failures) failed attempt(s) until \(ISO8601UTC.string(from: next))")
