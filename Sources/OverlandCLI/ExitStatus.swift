@@ -36,7 +36,7 @@ extension JournalError {
         case .io(_, _, _, let code) where code == 13 /* EACCES */ || code == 1 /* EPERM */: return .noPermission
         case .io, .poisoned: return .ioError
         case .notAJournal: return .noInput
-        case .untrusted, .invalidRecord: return .dataError
+        case .untrusted, .invalidRecord, .full: return .dataError
         }
     }
 }

@@ -99,6 +99,16 @@ final class ExportDestination {
             throw CommandFailure("cannot create '\(path)': \(String(decoding: UnsafeRawBufferPointer(start: strerror(code), count: strlen(strerror(code))), as: UTF8.self).lowercased())",
                                  status: code == EACCES ? .noPermission : .cannotCreate)
         }
+        // An existing file keeps its mode through O_CREAT: make it private as promised. Only
+        // a regular file (never a device such as /dev/stdout) is changed.
+        var info = stat()
+        if fstat(opened, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_mode & 0o7777 != 0o600,
+           fchmod(opened, 0o600) != 0 {
+            let code = errno
+            close(opened)
+            throw CommandFailure("cannot make '\(path)' private (mode 0600): \(String(cString: strerror(code)).lowercased())",
+                                 status: code == EPERM || code == EACCES ? .noPermission : .ioError)
+        }
         fd = opened
     }
 

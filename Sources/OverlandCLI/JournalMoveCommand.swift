@@ -49,6 +49,10 @@ extension JournalCommand {
                 do throws(JournalMoveError) {
                     if abort {
                         let report = try journal.abortMove(targetPath: target, targetLost: targetLost)
+                        if let aside = report.intentSetAside {
+                            Terminal.line("move aborted: its intent could not be read and was set aside as '\(aside)'; every unsent segment stays in '\(journal.path)'")
+                            return
+                        }
                         Terminal.line("move aborted: \(report.segments) segments (\(report.records) records) were complete in the target; the rest stay in '\(journal.path)'")
                         return
                     }

@@ -149,6 +149,10 @@ public struct LogCommand: ParsableCommand {
         policy.commitInterval = commitInterval ?? settings.commitInterval
         let issues = IssuePrinter(tool: "overland-log")
         let appender = try JournalAppender(journal: journal, policy: policy, onIssue: issues.handler)
+        // A journal whose numbers are used up (a hostile copy may claim 2^53) takes no
+        // point: say so now rather than read the input into memory for nothing.
+        let next = max(try journal.endSequence(), try journal.cursor())
+        if next >= SequenceNumber.limit { throw JournalError.full(path: journal.path, next: next) }
 
         let fixedDate = date.flatMap(parsedDate)
         let session = LoggingSession(
@@ -161,7 +165,13 @@ public struct LogCommand: ParsableCommand {
                 return input.isLive ? .systemClock(now: { Journal.currentTime() }) : .fromStreamOnly
             }
         )
+        var fullError: JournalError?
         session.onCommitFailure = { error in
+            // A full journal will take nothing more: stop (below) and say so once, at the end.
+            if case .full = error {
+                fullError = error
+                return
+            }
             Terminal.error("overland-log: \(error); points are kept in memory and written again at the next commit")
         }
         // SIGHUP, or a change of the settings file or of the trip, reloads both; a settings
@@ -197,6 +207,7 @@ public struct LogCommand: ParsableCommand {
         }
         let checkSignals = { () -> StopRequest? in
             let now = monotonicSeconds()
+            if fullError != nil { return .stop }
             if let request = Signals.take() { return request }
             // Both watchers look, whichever changed.
             let changed = [settingsWatcher.hasChanged(now: now), tripWatcher.hasChanged(now: now)]
@@ -218,6 +229,7 @@ public struct LogCommand: ParsableCommand {
             if !finished { break }
         }
         guard session.commit() else {
+            if let fullError { throw fullError }
             throw CommandFailure("points not yet written remain unsaved: the journal cannot be written", status: .ioError)
         }
         try? appender.sealIfDue()

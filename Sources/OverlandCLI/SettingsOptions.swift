@@ -31,11 +31,14 @@ public struct SettingsOptions: ParsableArguments {
 
     /// The settings file alone, as saved (for commands that change and save it).
     public func loadFile() throws -> Settings {
+        let settings: Settings
         do {
-            return try SettingsFile.load(path: path)
+            settings = try SettingsFile.load(path: path)
         } catch {
             throw error.commandFailure
         }
+        SettingsExposureWarning.once(path: path, holdsToken: settings.token != nil)
+        return settings
     }
 }
 

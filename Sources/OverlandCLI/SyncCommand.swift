@@ -108,6 +108,13 @@ public struct SyncCommand: AsyncParsableCommand {
         } catch let error as SettingsError {
             Terminal.error("overland-sync: \(error.commandFailure.message)")
             return error.commandFailure.status
+        } catch let error as SyncError {
+            // A bad endpoint or CA file is the user's to fix, not a reason to try later.
+            Terminal.error("overland-sync: \(error.description)")
+            switch error {
+            case .configuration: return .configuration
+            case .storage: return .ioError
+            }
         } catch {
             Terminal.error("overland-sync: \(error)")
             return .tryLater
@@ -131,13 +138,19 @@ public struct SyncCommand: AsyncParsableCommand {
 
     private func sync(journalAt path: String, endpoint: String, settings: Settings) async throws -> ExitStatus {
         let journal = try Journal(path: path)
+        let trip = try Trip.active(in: journal)
+        let configuration = try syncConfiguration(endpoint: endpoint, settings: settings, journal: journal, trip: trip)
+        // Before anything reaches the HTTP client (a port past 65535 would trap there), and
+        // before the journal's origin: a configuration error is the first thing to fix.
+        try configuration.validate()
         if !dryRun {
             for warning in try JournalOrigin.check(journal: journal, settings: settings, acceptCopy: acceptCopy) {
                 Terminal.error("overland-sync: \(path): \(warning)")
             }
+        } else if let intent = try journal.pendingMove() {
+            // What a real run refuses (the origin check above), a dry run refuses too.
+            throw CommandFailure(JournalOriginError.movePending(intent).description, status: .dataError)
         }
-        let trip = try Trip.active(in: journal)
-        let configuration = try syncConfiguration(endpoint: endpoint, settings: settings, journal: journal, trip: trip)
         let printer = IssuePrinter(tool: "overland-sync")
         if dryRun {
             let engine = SyncEngine(journal: journal, configuration: configuration, transport: NoTransport())
@@ -196,9 +209,9 @@ public struct SyncCommand: AsyncParsableCommand {
                 outcome = OverlandSettings.applyServerSet(set, to: &settings)
             }
             for warning in outcome.warnings {
-                // A warning quotes the refused value, where a server may echo the token.
-                let text = "\(warning)"
-                let shown = token.flatMap { $0.count < 4 ? nil : text.replacing($0, with: "<redacted>") } ?? text
+                // A warning quotes the refused value, where a server may echo the token
+                // (whole, cut, padded or split): every run of its characters is hidden.
+                let shown = SecretRedaction.hiding(token.map { [$0] } ?? [], in: "\(warning)")
                 Terminal.error("overland-sync: server set: \(shown)")
             }
             if verbose {

@@ -1,15 +1,16 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import OverlandJSON
 
 /// Writing to the terminal: unbuffered writes to stdout and stderr, and a progress line
 /// that is drawn only when stderr is a terminal.
 public enum Terminal {
-    /// Writes text to standard output as is.
-    public static func output(_ text: String) { write(text, to: 1) }
+    /// Writes text to standard output, control characters (but newline and tab) shown as `?`.
+    public static func output(_ text: String) { write(printable(text), to: 1) }
 
-    /// Writes one line to standard output.
-    public static func line(_ text: String) { write(text + "\n", to: 1) }
+    /// Writes one line to standard output, control characters shown as `?`.
+    public static func line(_ text: String) { write(printable(text) + "\n", to: 1) }
 
     /// Writes one line to standard error, control characters shown as `?`.
     public static func error(_ text: String) {
@@ -20,15 +21,10 @@ public enum Terminal {
     /// `text` with control characters (but newline and tab) and bidirectional overrides as
     /// `?`: messages quote names from journals that may come from an untrusted stick, and
     /// such a name must not move, clear or recolour the terminal.
+    /// Every line the commands print goes through here (`output`, `line`, `error`); the
+    /// rule is `PrintableText`'s, which CSV export shares.
     static func printable(_ text: String) -> String {
-        var result = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            let value = scalar.value
-            let unsafe = (value < 0x20 && value != 0x0A && value != 0x09) || (0x7F...0x9F).contains(value)
-                || (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
-            result.append(unsafe ? "?" : scalar)
-        }
-        return String(result)
+        PrintableText.sanitised(text)
     }
 
     /// True when standard error is a terminal (progress and colours make sense).

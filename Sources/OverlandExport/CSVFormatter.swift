@@ -49,8 +49,12 @@ struct CSVFormatter: RecordFormatter {
 
     func writeTail(into output: inout [UInt8]) {}
 
-    /// One field, quoted when it holds a comma, a quote or a line break.
-    static func appendField(_ text: String, to output: inout [UInt8]) {
+    /// One field: control characters and bidirectional overrides dropped (`PrintableText`:
+    /// a journal from a stick must not reach a terminal through `cat`) but for tab and line
+    /// feed, then quoted when it holds a comma, a quote or a line break, quotes doubled
+    /// (RFC 4180: a line break inside quotes is data, not a row).
+    static func appendField(_ raw: String, to output: inout [UInt8]) {
+        let text = PrintableText.sanitised(raw, replacement: "")
         let needsQuotes = text.utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
         guard needsQuotes else {
             output.append(text)

@@ -86,8 +86,10 @@ struct GPXFormatter: RecordFormatter {
     }
 
     /// XML text or attribute content: the five markup characters escaped, and control
-    /// characters XML 1.0 cannot hold dropped.
-    static func appendEscaped(_ text: String, to output: inout [UInt8]) {
+    /// characters and bidirectional overrides dropped (`PrintableText`: XML 1.0 cannot hold
+    /// most, and none may reach a terminal through `cat`); tab and line breaks are kept.
+    static func appendEscaped(_ raw: String, to output: inout [UInt8]) {
+        let text = PrintableText.sanitised(raw, replacement: "")
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "&"): output.append("&amp;")

@@ -95,6 +95,47 @@ enum FileSystem {
         }
     }
 
+    /// File systems that hold no Unix owner or mode of their own (every file shows the
+    /// mount's): what USB sticks are formatted with.
+    static let typesWithoutPermissions: Set<String> = ["vfat", "msdos", "exfat", "ntfs", "ntfs3", "fuseblk", "fuse", "fuse.fusefat"]
+
+    /// The type of the file system holding `path` (symlinks resolved), from the longest
+    /// mount point in /proc/self/mounts that contains it; nil when it cannot be told.
+    static func mountType(of path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        let target = String(cString: resolved)
+        free(resolved)
+        guard let table = try? readFile("/proc/self/mounts", limit: 4 << 20) else { return nil }
+        var best: (length: Int, type: String)?
+        for line in table.split(separator: UInt8(ascii: "\n")) {
+            let fields = line.split(separator: UInt8(ascii: " "))
+            guard fields.count >= 3 else { continue }
+            let point = unescapeMountField(fields[1])
+            let inside = point == "/" || target == point || target.hasPrefix(point + "/")
+            if inside, point.utf8.count >= (best?.length ?? -1) {
+                best = (point.utf8.count, String(decoding: fields[2], as: UTF8.self))
+            }
+        }
+        return best?.type
+    }
+
+    /// A mount table field with its octal escapes (`\040` for a space) decoded.
+    private static func unescapeMountField(_ field: ArraySlice<UInt8>) -> String {
+        var bytes: [UInt8] = []
+        var index = field.startIndex
+        while index < field.endIndex {
+            if field[index] == UInt8(ascii: "\\"), index + 3 < field.endIndex,
+               let value = UInt8(String(decoding: field[(index + 1)...(index + 3)], as: UTF8.self), radix: 8) {
+                bytes.append(value)
+                index += 4
+            } else {
+                bytes.append(field[index])
+                index += 1
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     static func readAll(_ fd: Int32, path: String, limit: Int) throws(JournalError) -> [UInt8] {
         var result: [UInt8] = []
         try readAll(fd, path: path, limit: limit, into: &result)
@@ -105,6 +146,9 @@ enum FileSystem {
     /// when nothing else holds it.
     static func readAll(_ fd: Int32, path: String, limit: Int, into result: inout [UInt8]) throws(JournalError) {
         result.removeAll(keepingCapacity: true)
+        // Refused by its size before any of it is read (it may still grow while read: the
+        // check below stays).
+        if try size(fd, path: path) > limit { throw .untrusted(path: path, reason: "larger than \(limit) bytes") }
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
             let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }

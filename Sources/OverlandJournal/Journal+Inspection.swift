@@ -31,8 +31,8 @@ extension Journal {
         let names = try segments()
         for (index, name) in names.enumerated() {
             let limit = index + 1 < names.count ? names[index + 1].firstSequence : .max
-            let bytes = index + 1 < names.count ? try load(name) : try loadCommitted(name)
-            let layout = bytes.withUnsafeBytes { SegmentLayout(walking: $0, name: name, journalID: id) }
+            let file = try SegmentFile(self, name, committed: index + 1 == names.count)
+            let layout = try SegmentLayout(reading: file, name: name, journalID: id)
             var records: UInt64 = 0
             for member in layout.members {
                 let first = member.header.firstSequence
@@ -47,10 +47,10 @@ extension Journal {
             if layout.seal != nil {
                 result.sealedSegments += 1
                 result.sealedRecords += records
-                result.sealedBytes += bytes.count
+                result.sealedBytes += file.count
             } else {
                 result.activeRecords += records
-                result.activeBytes += bytes.count
+                result.activeBytes += file.count
             }
         }
         if names.isEmpty { result.endSequence = result.cursor }
@@ -96,25 +96,26 @@ extension Journal {
         for (index, name) in names.enumerated() {
             let isLast = index == names.count - 1
             let limit = isLast ? UInt64.max : names[index + 1].firstSequence
-            let bytes: [UInt8]
+            let segment: SegmentFile
             do {
-                bytes = isLast ? try loadCommitted(name) : try load(name)
+                segment = try SegmentFile(self, name, committed: isLast)
             } catch {
                 // Deleted by retention since the listing: it held only sent records.
                 if case .io(_, _, _, let code) = error, code == ENOENT { continue }
                 throw error
             }
-            let layout = bytes.withUnsafeBytes { SegmentLayout(walking: $0, name: name, journalID: id) }
+            let layout = try SegmentLayout(reading: segment, name: name, journalID: id)
+            var memberBytes: [UInt8] = []
             let file = "segments/" + name.fileName
             result.segments += 1
             var found = layout.damage + (layout.tail.map { [$0] } ?? [])
             var intactEnd = 0
             var intact: [(first: UInt64, end: UInt64)] = []
             for member in layout.members {
-                let range = member.offset..<(member.offset + member.header.memberSize)
-                switch bytes.withUnsafeBytes({ Member.decodePayload(UnsafeRawBufferPointer(rebasing: $0[range]), header: member.header) }) {
+                try segment.readMember(member, into: &memberBytes)
+                switch memberBytes.withUnsafeBytes({ Member.decodePayload($0, header: member.header) }) {
                 case .success:
-                    intactEnd = range.upperBound
+                    intactEnd = member.offset + member.header.memberSize
                     intact.append((member.header.firstSequence, member.header.endSequence))
                 case .failure(let damage):
                     found.append(.init(offset: member.offset, length: member.header.memberSize, reason: damage.reason, code: damage.code))
@@ -124,11 +125,11 @@ extension Journal {
             // The newest segment without a seal ends at its last intact member: what follows
             // is its torn tail, whatever it holds, unless it holds another journal's member
             // (no crash writes that: segment files copied in by hand are damage).
-            if isLast && !layout.endsWithSeal && intactEnd < bytes.count
+            if isLast && !layout.endsWithSeal && intactEnd < segment.count
                 && !found.contains(where: { $0.offset >= intactEnd && $0.code == .foreignMember }) {
                 found.removeAll { $0.offset >= intactEnd }
-                result.tail = .init(file: file, offset: intactEnd, length: bytes.count - intactEnd,
-                                    code: bytes[intactEnd...].allSatisfy { $0 == 0 } ? .zeroFilled : .truncated,
+                result.tail = .init(file: file, offset: intactEnd, length: segment.count - intactEnd,
+                                    code: SegmentLayout.isZero(segment, intactEnd..<segment.count) ? .zeroFilled : .truncated,
                                     reason: "unfinished write")
             }
             for damage in found {

@@ -35,8 +35,12 @@ extension Journal {
     /// The interrupted move of this journal, if any: while one is pending, the journal
     /// must not be synced (its records may already be in the target).
     public func pendingMove() throws(JournalError) -> JournalMoveIntent? {
-        guard let bytes = try readState(Self.moveIntentStateName) else { return nil }
-        return try JournalMoveIntent(parsing: bytes, path: statePath(of: Self.moveIntentStateName))
+        do {
+            guard let bytes = try readState(Self.moveIntentStateName) else { return nil }
+            return try JournalMoveIntent(parsing: bytes, path: statePath(of: Self.moveIntentStateName))
+        } catch .untrusted(let path, let reason) {
+            throw .untrusted(path: path, reason: reason + "; 'overland journal move --abort' sets it aside")
+        }
     }
 
     /// The ids of the journals this one was created from by `move`, or nil when it was not
@@ -96,7 +100,13 @@ extension Journal {
             let plan = try wrap { () throws(JournalError) in try planMove(into: target) }
             report.stoppedAt = plan.stoppedAt
             guard !plan.intent.segments.isEmpty else { break }
-            try wrap { () throws(JournalError) in try writeState(Self.moveIntentStateName, plan.intent.encoded) }
+            try wrap { () throws(JournalError) in
+                // Never write an intent that could not be read back: it would stop every
+                // sync and move of this journal.
+                let encoded = plan.intent.encoded
+                _ = try JournalMoveIntent(parsing: encoded, path: statePath(of: Self.moveIntentStateName))
+                try writeState(Self.moveIntentStateName, encoded)
+            }
             FaultPoint.reach("move.after-intent")
             try finishMove(plan.intent, into: target, report: &report)
             if !plan.truncated { break }
@@ -113,7 +123,21 @@ extension Journal {
     public func abortMove(targetPath: String?, targetLost: Bool = false) throws(JournalMoveError) -> JournalMoveReport {
         let syncLock = try acquireSyncLock()
         defer { withExtendedLifetime(syncLock) {} }
-        guard let intent = try wrap({ () throws(JournalError) in try pendingMove() }) else { throw .noPendingMove }
+        let pending: JournalMoveIntent?
+        do {
+            pending = try pendingMove()
+        } catch .untrusted {
+            // An intent that cannot be read (damaged, or written by a hostile tool) must not
+            // lock the journal: set it aside. Every segment it could name is still here (a
+            // source copy goes only after the cursor passed it); the target, if synced, may
+            // send the records of at most the segment that was in flight again.
+            var report = JournalMoveReport(targetID: id, targetPath: targetPath ?? "")
+            report.intentSetAside = try wrap { () throws(JournalError) in try setAsideMoveIntent() }
+            return report
+        } catch {
+            throw .journal(error)
+        }
+        guard let intent = pending else { throw .noPendingMove }
         let path = targetPath ?? intent.targetPath
         var report = JournalMoveReport(targetID: intent.targetID, targetPath: path)
         if FileSystem.kind(path + "/manifest.json") == .file {
@@ -154,6 +178,18 @@ extension Journal {
         }
         try wrap { () throws(JournalError) in try removeState(Self.moveIntentStateName) }
         return report
+    }
+
+    /// Renames an unreadable move intent into `damaged/` (kept for inspection, never read
+    /// again) and returns where it went.
+    private func setAsideMoveIntent() throws(JournalError) -> String {
+        let from = statePath(of: Self.moveIntentStateName)
+        try FileSystem.makeDirectory(damagedPath)
+        let to = damagedPath + "/" + Self.moveIntentStateName + ".unreadable-\(Journal.currentTime())"
+        guard rename(from, to) == 0 else { throw FileSystem.errnoError("cannot set aside", from) }
+        try FileSystem.syncDirectory(statePath)
+        try FileSystem.syncDirectory(damagedPath)
+        return to
     }
 
     /// The source's sync lock: no sync reads or moves the cursor while a move runs.
@@ -292,6 +328,11 @@ extension Journal {
                 if last > first { records += Int(last - first) }
             }
             guard records > 0 else { continue }
+            // Numbered from `next` in the target, the last record must stay below the limit
+            // (a hostile target may claim numbers near 2^53): refuse before any intent.
+            guard next <= SequenceNumber.limit, end - from <= SequenceNumber.limit - next else {
+                throw .untrusted(path: target.segmentsPath, reason: "its records are numbered up to \(next): moving segment \(name) there would number records past the largest sequence number (2^53); move into another journal")
+            }
             plan.intent.segments.append(.init(name: name, from: from, end: end, records: records, targetFirst: next))
             next += end - from
         }
@@ -622,6 +663,8 @@ public struct JournalMoveReport: Sendable, Equatable {
     public var remaining = 0
     /// Why the move stopped before reaching the newest segment, if something stopped it.
     public var stoppedAt: String?
+    /// Where an abort put an intent it could not read.
+    public var intentSetAside: String?
 
     public init(targetID: JournalID, targetPath: String) {
         self.targetID = targetID
@@ -775,14 +818,15 @@ public struct JournalMoveIntent: Sendable, Equatable, CustomStringConvertible {
             throw .untrusted(path: path, reason: "move intent lacks its keys")
         }
         func number(_ item: JSONValue, _ key: String) -> UInt64? {
-            guard let number = item[key]?.double, number >= 0, number <= 9.0e15, number == number.rounded() else { return nil }
+            guard let number = item[key]?.double, SequenceNumber.isValidEnd(number) else { return nil }
             return UInt64(number)
         }
         var segments: [Segment] = []
         for item in list {
             guard let name = item["name"]?.string.flatMap(SegmentName.init(fileName:)),
                   let from = number(item, "from"), let end = number(item, "end"), let records = number(item, "records"),
-                  let targetFirst = number(item, "target_first"), end > from, from >= name.firstSequence else {
+                  let targetFirst = number(item, "target_first"), end > from, from >= name.firstSequence,
+                  targetFirst + (end - from) <= SequenceNumber.limit else {
                 throw .untrusted(path: path, reason: "move intent has a malformed segment entry")
             }
             segments.append(Segment(name: name, from: from, end: end, records: Int(records), targetFirst: targetFirst))

@@ -139,7 +139,7 @@ public enum JournalOrigin {
             var entries: [String: Entry] = [:]
             for (key, item) in journals {
                 guard JournalID(hex: key) != nil, let path = item["path"]?.string,
-                      let next = item["next"]?.double, next >= 0, next <= 9.0e15 else { continue }
+                      let next = item["next"]?.double, SequenceNumber.isValidEnd(next) else { continue }
                 let synced = item["synced"]?.string.flatMap { ISO8601UTC.parse($0) } ?? 0
                 entries[key] = Entry(path: path, next: UInt64(next), synced: synced)
             }

@@ -63,6 +63,7 @@ public final class Journal: @unchecked Sendable {
                 try FileSystem.syncDirectory(FileSystem.parentDirectory(of: path))
             }
         }
+        try Self.refuseIfOthersCanWrite(path)
         switch FileSystem.kind(manifestPath) {
         case .file: break
         case .symlink: throw .untrusted(path: manifestPath, reason: "is a symbolic link")
@@ -81,6 +82,29 @@ public final class Journal: @unchecked Sendable {
         // On read-only media there may be no lock file and no way to make one; nobody can be
         // appending there, so reading without it is safe.
         lock = try? FileLock(path: lockPath, create: !readOnly)
+    }
+
+    /// Refuses a journal directory that another user could have written: writable by every
+    /// user (0777; the sticky bit does not stop another user adding a segment) or owned by another user (root and the caller's
+    /// own are fine; root may open any). Its segments, manifest or cursor could then be
+    /// anyone's, and records could be forged or removed. A file system without Unix
+    /// permissions (FAT, exFAT, NTFS, FUSE: the usual USB stick) shows every file as the
+    /// mounting user's, often 0777, and cannot say otherwise: it is not refused, since
+    /// refusing would break the portable journal.
+    static func refuseIfOthersCanWrite(_ path: String) throws(JournalError) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return }
+        let me = getuid()
+        let worldWritable = info.st_mode & 0o002 != 0
+        let foreign = me != 0 && info.st_uid != me && info.st_uid != 0
+        guard worldWritable || foreign else { return }
+        // Asked only now: most journals pass without reading the mount table.
+        if let type = FileSystem.mountType(of: path), FileSystem.typesWithoutPermissions.contains(type) { return }
+        if worldWritable {
+            let mode = String(info.st_mode & 0o7777, radix: 8)
+            throw .untrusted(path: path, reason: "any user can write to it (mode \(String(repeating: "0", count: max(0, 4 - mode.count)) + mode)): another user could have changed its records; run 'chmod 700 \(path)'")
+        }
+        throw .untrusted(path: path, reason: "it belongs to user \(info.st_uid), not to you (\(me)): another user could have written its records")
     }
 
     /// Throws when `path`, a directory of this journal, is on a read-only file system: a
@@ -184,7 +208,12 @@ public final class Journal: @unchecked Sendable {
     }
 
     /// Moves the cursor, durably and atomically (temporary file, fsync, rename, directory fsync).
+    /// A cursor past `SequenceNumber.limit` is refused before anything is written: no
+    /// reader could read it back.
     public func advanceCursor(to next: UInt64) throws(JournalError) {
+        guard next <= SequenceNumber.limit else {
+            throw .untrusted(path: cursorPath, reason: "cursor \(next) is past the largest sequence number (2^53)")
+        }
         try FileSystem.replaceAtomically(cursorPath, with: JournalCursor(journalID: id, next: next).encoded,
                                          faultPrefix: "cursor")
     }
@@ -195,9 +224,9 @@ public final class Journal: @unchecked Sendable {
     /// Costs one segment read, whatever the backlog.
     public func endSequence() throws(JournalError) -> UInt64 {
         let names = try segments()
-        for name in names.reversed() {
-            let bytes = try loadCommitted(name)
-            let layout = bytes.withUnsafeBytes { SegmentLayout(walking: $0, name: name, journalID: id) }
+        for (index, name) in names.enumerated().reversed() {
+            let file = try SegmentFile(self, name, committed: index == names.count - 1)
+            let layout = try SegmentLayout(reading: file, name: name, journalID: id)
             if let end = layout.endSequence { return end }
         }
         return names.last?.firstSequence ?? 0
@@ -219,13 +248,14 @@ public final class Journal: @unchecked Sendable {
     /// The newest record that `matches` accepts, looking through the newest
     /// `segmentLimit` segments at most (the cost stays bounded whatever the journal's size).
     public func lastRecord(segmentLimit: Int = 2, where matches: (ArraySlice<UInt8>) -> Bool) throws(JournalError) -> JournalRecord? {
-        for name in try segments().reversed().prefix(segmentLimit) {
-            let bytes = try loadCommitted(name)
-            let layout = bytes.withUnsafeBytes { SegmentLayout(walking: $0, name: name, journalID: id) }
+        let names = try segments()
+        var memberBytes: [UInt8] = []
+        for (index, name) in names.enumerated().reversed().prefix(segmentLimit) {
+            let file = try SegmentFile(self, name, committed: index == names.count - 1)
+            let layout = try SegmentLayout(reading: file, name: name, journalID: id)
             for member in layout.members.reversed() {
-                let decoded = bytes.withUnsafeBytes {
-                    Member.decodePayload(UnsafeRawBufferPointer(rebasing: $0[member.offset..<(member.offset + member.header.memberSize)]), header: member.header)
-                }
+                try file.readMember(member, into: &memberBytes)
+                let decoded = memberBytes.withUnsafeBytes { Member.decodePayload($0, header: member.header) }
                 guard case .success(let payload) = decoded else { continue }
                 var end = payload.count - 1
                 var sequence = member.header.endSequence

@@ -276,6 +276,11 @@ public final class JournalAppender {
     /// Compresses `batch` into members and appends them to the active segment, or writes
     /// them as a new segment.
     private func write(_ batch: Batch, wallClock: Int64) throws(JournalError) {
+        // Records numbered past the limit would be skipped by every reader: refuse them,
+        // and keep them waiting, rather than report them logged.
+        guard endSequence <= SequenceNumber.limit, UInt64(batch.lineEnds.count) <= SequenceNumber.limit - endSequence else {
+            throw .full(path: journal.path, next: endSequence)
+        }
         // Members stay well under the readers' limit, whatever the commit size, and are of
         // about equal size: a commit due at 256 KiB that holds 300 makes two of 150, not one
         // of 256 and a small one that sealing would have to recompress.

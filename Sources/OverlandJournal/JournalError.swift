@@ -11,6 +11,8 @@ public enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidRecord(reason: String)
     /// An earlier write or sync failed: this appender stopped trusting its segment.
     case poisoned(path: String)
+    /// Appending would number a record past `SequenceNumber.limit`: the journal is full.
+    case full(path: String, next: UInt64)
 
     public var description: String {
         switch self {
@@ -24,6 +26,8 @@ public enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
             return "invalid record: \(reason)"
         case .poisoned(let path):
             return "an earlier write to '\(path)' failed; reopen the journal to continue"
+        case .full(let path, let next):
+            return "journal '\(path)' is full: its next record would be number \(next), and record numbers end below 2^53 (\(SequenceNumber.limit)); log into a new journal"
         }
     }
 

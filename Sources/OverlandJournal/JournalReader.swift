@@ -1,5 +1,6 @@
-/// Streams records from a sequence number on, one segment in memory at a time. It reads the
-/// segment being written up to its last commit. Damage is skipped and reported: only
+/// Streams records from a sequence number on, one member in memory at a time (segments
+/// are read in pieces: `SegmentFile`), so memory stays bounded whatever a segment's size.
+/// It reads the segment being written up to its last commit. Damage is skipped and reported: only
 /// records from members whose checksums hold are ever returned.
 public final class JournalReader {
     private let journal: Journal
@@ -9,7 +10,8 @@ public final class JournalReader {
     private var from: UInt64
 
     // The segment being read.
-    private var bytes: [UInt8] = []
+    private var file: SegmentFile?
+    private var memberBytes: [UInt8] = []
     private var members: [SegmentLayout.Located] = []
     private var memberIndex = 0
     private var limit: UInt64 = .max
@@ -45,7 +47,8 @@ public final class JournalReader {
                 let record = JournalRecord(sequence: sequence, line: payload[lineStart..<end])
                 lineStart = end + 1
                 sequence += 1
-                if record.sequence >= limit {
+                // Past the next segment's name, or past the last number a record may have.
+                if record.sequence >= limit || record.sequence >= SequenceNumber.limit {
                     lineStart = payload.count
                     continue
                 }
@@ -53,7 +56,7 @@ public final class JournalReader {
                 return record
             }
             if memberIndex < members.count {
-                openMember()
+                try openMember()
                 continue
             }
             finishSegment()
@@ -71,14 +74,17 @@ public final class JournalReader {
         // that of `bytes`) when no record handed out still holds it.
         payload.removeAll(keepingCapacity: true)
         lineStart = 0
+        file = nil
+        let opened: SegmentFile
         do {
-            try journal.load(name, committed: isLast, into: &bytes)
+            opened = try SegmentFile(journal, name, committed: isLast)
         } catch {
             // A segment deleted by retention since the listing held only sent records.
-            if case .io(_, _, _, let code) = error, code == 2 /* ENOENT */ { bytes.removeAll(); members = []; pending = []; return }
+            if case .io(_, _, _, let code) = error, code == 2 /* ENOENT */ { members = []; pending = []; return }
             throw error
         }
-        let layout = bytes.withUnsafeBytes { SegmentLayout(walking: $0, name: name, journalID: journal.id) }
+        let layout = try SegmentLayout(reading: opened, name: name, journalID: journal.id)
+        file = opened
         members = layout.members
         memberIndex = members.firstIndex(where: { $0.header.endSequence > from }) ?? members.count
         // The newest segment without a seal ends at its last intact member; what follows is
@@ -89,12 +95,12 @@ public final class JournalReader {
         if !deferDamage { flushPending(before: .max) }
     }
 
-    private func openMember() {
+    private func openMember() throws(JournalError) {
         let member = members[memberIndex]
         memberIndex += 1
-        let damage = bytes.withUnsafeBytes {
-            Member.decodePayload(UnsafeRawBufferPointer(rebasing: $0[member.offset..<(member.offset + member.header.memberSize)]),
-                                 header: member.header, into: &payload)
+        try file?.readMember(member, into: &memberBytes)
+        let damage = memberBytes.withUnsafeBytes {
+            Member.decodePayload($0, header: member.header, into: &payload)
         }
         lineStart = 0
         if let damage {

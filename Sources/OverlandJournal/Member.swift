@@ -108,9 +108,9 @@ enum Member {
         let first = header.readLittleEndian(UInt64.self, at: 24)
         guard first <= SegmentName.maxFirstSequence else { return .failure(.corrupt("sequence number out of range")) }
         if kind == .records && count == 0 { return .failure(.corrupt("member with no records")) }
-        // A record's number is at most 2^53 - 1, so that the cursor after it (2^53) is exact.
-        if kind == .records && first + UInt64(count) > SegmentName.maxFirstSequence {
-            return .failure(.corrupt("sequence numbers past 2^53"))
+        // Its records (the segment's, for a seal) must all be numbered below 2^53.
+        guard UInt64(count) <= SequenceNumber.limit - first else {
+            return .failure(.corrupt("records numbered past the largest sequence number (2^53 - 1)"))
         }
         return .success(MemberHeader(
             kind: kind,

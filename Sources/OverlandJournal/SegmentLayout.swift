@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// The structure of one segment file, found by walking its member headers without
 /// inflating them: where each member is, where damage is, whether it is sealed.
 struct SegmentLayout: Sendable {
@@ -36,16 +42,18 @@ struct SegmentLayout: Sendable {
 
     var isDamaged: Bool { !damage.isEmpty || tail != nil }
 
-    /// Walks `bytes`, a whole segment file of the journal `journalID` named `name`
-    /// (journal-format.md section 8: framing, without inflating).
-    init(walking bytes: UnsafeRawBufferPointer, name: SegmentName, journalID: JournalID) {
+    /// Walks `bytes`, a whole segment file of the journal `journalID` named `name` (in
+    /// memory, or a `SegmentFile` read in pieces; journal-format.md section 8: framing,
+    /// without inflating).
+    init<Bytes: SegmentBytes>(walking bytes: Bytes, name: SegmentName, journalID: JournalID) {
         var offset = 0
         var nextAllowed = name.firstSequence
-        while offset < bytes.count {
+        let count = bytes.count
+        while offset < count {
             let problem: MemberDamage
-            switch Member.parseHeader(UnsafeRawBufferPointer(rebasing: bytes[offset..<min(bytes.count, offset + Member.headerSize)])) {
+            switch bytes.withBytes(offset..<min(count, offset + Member.headerSize), { Member.parseHeader($0) }) {
             case .success(let header):
-                if offset + header.memberSize > bytes.count {
+                if offset + header.memberSize > count {
                     problem = .truncated
                 } else if header.journalID != journalID {
                     problem = .corrupt("member of another journal (\(header.journalID))", .foreignMember)
@@ -76,10 +84,10 @@ struct SegmentLayout: Sendable {
             // Resynchronise at the next offset after this one where a valid header of this
             // journal starts, whose member lies inside the file.
             let resume = Self.nextHeader(in: bytes, after: offset, journalID: journalID)
-            let end = resume ?? bytes.count
+            let end = resume ?? count
             var reason = problem.reason
             var code = problem.code
-            if bytes[offset..<end].allSatisfy({ $0 == 0 }) {
+            if Self.isZero(bytes, offset..<end) {
                 reason = MemberDamage.zeroFilled.reason
                 code = .zeroFilled
             }
@@ -97,11 +105,13 @@ struct SegmentLayout: Sendable {
     /// Why a framed seal member at `offset` is not this segment's seal, or nil when it is:
     /// exactly 64 bytes (empty deflate data, CRC 0, ISIZE 0), the segment's first sequence
     /// number, the count of the records members framed before it, the file's last member.
-    private static func sealProblem(_ header: MemberHeader, at offset: Int, in bytes: UnsafeRawBufferPointer,
+    private static func sealProblem(_ header: MemberHeader, at offset: Int, in bytes: some SegmentBytes,
                                     name: SegmentName, recordCount: Int) -> String? {
         let sealSize = Member.headerSize + Member.emptyDeflate.count + Member.trailerSize
         guard header.memberSize == sealSize,
-              bytes[(offset + Member.headerSize)..<(offset + sealSize)].elementsEqual(Member.emptyDeflate + [0, 0, 0, 0, 0, 0, 0, 0])
+              bytes.withBytes((offset + Member.headerSize)..<(offset + sealSize), {
+                  $0.elementsEqual(Member.emptyDeflate + [0, 0, 0, 0, 0, 0, 0, 0])
+              })
         else { return "seal member is not the 64-byte empty seal" }
         guard header.firstSequence == name.firstSequence, header.recordCount == recordCount else {
             return "seal claims \(header.recordCount) records from \(header.firstSequence)"
@@ -110,19 +120,55 @@ struct SegmentLayout: Sendable {
         return nil
     }
 
-    private static func nextHeader(in bytes: UnsafeRawBufferPointer, after start: Int, journalID: JournalID) -> Int? {
-        var index = start + 1
-        while index + Member.headerSize <= bytes.count {
-            guard let found = bytes[index...].firstIndex(of: 0x1f) else { return nil }
-            index = found
-            if index + Member.headerSize > bytes.count { return nil }
-            if bytes[index + 1] == 0x8b, bytes[index + 2] == 0x08, bytes[index + 3] == 0x06,
-               case .success(let header) = Member.parseHeader(UnsafeRawBufferPointer(rebasing: bytes[index..<(index + Member.headerSize)])),
-               header.journalID == journalID, index + header.memberSize <= bytes.count {
-                return index
+    /// Bytes scanned at a time when looking for the next header or checking for zeros.
+    private static let scanChunk = 64 << 10
+
+    /// The next offset after `start` where a valid header of this journal starts whose
+    /// member lies inside the file; scanned a chunk at a time.
+    private static func nextHeader<Bytes: SegmentBytes>(in bytes: Bytes, after start: Int, journalID: JournalID) -> Int? {
+        let count = bytes.count
+        var chunkStart = start + 1
+        while chunkStart + Member.headerSize <= count {
+            let chunkEnd = min(count - Member.headerSize + 1, chunkStart + scanChunk)
+            // Candidates first (the magic), then each header read on its own: no nested reads.
+            let candidates: [Int] = bytes.withBytes(chunkStart..<(chunkEnd + 3)) { chunk in
+                var found: [Int] = []
+                guard let base = chunk.baseAddress else { return found }
+                var index = 0
+                let scanned = min(chunkEnd - chunkStart, chunk.count)
+                while index < scanned, let hit = memchr(base + index, 0x1f, scanned - index) {
+                    index = base.distance(to: UnsafeRawPointer(hit))
+                    if index + 3 < chunk.count, chunk[index + 1] == 0x8b, chunk[index + 2] == 0x08, chunk[index + 3] == 0x06 {
+                        found.append(chunkStart + index)
+                    }
+                    index += 1
+                }
+                return found
             }
-            index += 1
+            for index in candidates {
+                if case .success(let header) = bytes.withBytes(index..<(index + Member.headerSize), { Member.parseHeader($0) }),
+                   header.journalID == journalID, index + header.memberSize <= count {
+                    return index
+                }
+            }
+            chunkStart = chunkEnd
         }
         return nil
+    }
+
+    private static let zeros = [UInt8](repeating: 0, count: scanChunk)
+
+    /// Whether every byte of `range` is zero; checked a chunk at a time.
+    static func isZero<Bytes: SegmentBytes>(_ bytes: Bytes, _ range: Range<Int>) -> Bool {
+        var start = range.lowerBound
+        while start < range.upperBound {
+            let end = min(range.upperBound, start + scanChunk)
+            let zero = bytes.withBytes(start..<end) { chunk in
+                chunk.isEmpty || zeros.withUnsafeBytes { memcmp(chunk.baseAddress!, $0.baseAddress!, chunk.count) == 0 }
+            }
+            guard zero else { return false }
+            start = end
+        }
+        return true
     }
 }

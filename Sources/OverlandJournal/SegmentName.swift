@@ -10,7 +10,7 @@ public struct SegmentName: Sendable, Hashable, Comparable, CustomStringConvertib
     /// The largest first sequence number a name may carry: 2^53, past which a cursor (a JSON
     /// number) cannot count. A larger name on an untrusted stick would make an appender
     /// number records past what members and cursors hold (or overflow); it is no segment.
-    static let maxFirstSequence: UInt64 = 1 << 53
+    static let maxFirstSequence: UInt64 = SequenceNumber.limit
 
     /// The name for a segment whose first record has this sequence number.
     public init(firstSequence: UInt64) {

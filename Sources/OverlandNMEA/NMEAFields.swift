@@ -187,7 +187,9 @@ struct NMEAField {
     }
 
     /// Parses digits with at most one point from `i` to the end of the field. Digits beyond
-    /// 18 significant ones after the point are dropped; before the point they are an error.
+    /// 18 significant ones after the point are dropped, and so are those past the 19th
+    /// place after the point (`0.000000000000000000001` reads as 0: the fraction's digit
+    /// count indexes `powersOfTen`); before the point too many digits are an error.
     private func unsignedNumber(from index: Int) throws(NMEAFieldError) -> (mantissa: UInt64, fractionDigits: Int) {
         let limit: UInt64 = 99_999_999_999_999_999 // below it, one more digit still fits
         var i = index
@@ -210,7 +212,7 @@ struct NMEAField {
             while i < end {
                 let digit = bytes[i] &- UInt8(ascii: "0")
                 guard digit < 10 else { throw NMEAFieldError() }
-                if mantissa <= limit {
+                if mantissa <= limit && fractionDigits < NMEAField.maxFractionDigits {
                     mantissa = mantissa &* 10 &+ UInt64(digit)
                     fractionDigits += 1
                 }
@@ -227,15 +229,19 @@ struct NMEAField {
         twoDigits >= 80 ? 1900 + twoDigits : 2000 + twoDigits
     }
 
+    /// The most digits after the point a number keeps; `powersOfTen` and
+    /// `integerPowersOfTen` hold a power for each count from 0 to this.
+    static let maxFractionDigits = 19
+
     /// 10^0 ... 10^19 as exact doubles.
-    static let powersOfTen: [Double] = (0...19).map { exponent in
+    static let powersOfTen: [Double] = (0...maxFractionDigits).map { exponent in
         var value = 1.0
         for _ in 0..<exponent { value *= 10 }
         return value
     }
 
     /// 10^0 ... 10^19 as integers.
-    static let integerPowersOfTen: [UInt64] = (0...19).map { exponent in
+    static let integerPowersOfTen: [UInt64] = (0...maxFractionDigits).map { exponent in
         var value: UInt64 = 1
         for _ in 0..<exponent { value *= 10 }
         return value

@@ -123,10 +123,7 @@ public struct Reply: Sendable, Equatable {
                 result.append("…")
                 break
             }
-            let value = scalar.value
-            let isControl = value < 0x20 || (0x7F...0x9F).contains(value) || (0x202A...0x202E).contains(value)
-                || (0x2066...0x2069).contains(value)
-            result.append(isControl ? "?" : scalar)
+            result.append(PrintableText.isUnsafe(scalar, allowLineBreaks: false) ? "?" : scalar)
             count += 1
         }
         return String(result)

@@ -43,7 +43,7 @@ public struct Trip: Sendable, Equatable {
         guard let value = try? JSONParser.parse(bytes, limits: JSONLimits(maxDepth: 2, maxBytes: 4096)),
               let mode = value["mode"]?.string, modes.contains(mode),
               let start = value["start"]?.string.flatMap({ ISO8601UTC.parse($0) }),
-              let sequence = value["start_sequence"]?.double, sequence >= 0, sequence < 9.0e15 else {
+              let sequence = value["start_sequence"]?.double, SequenceNumber.isValidEnd(sequence) else {
             throw .untrusted(path: path, reason: "not a trip state (mode, start, start_sequence)")
         }
         return Trip(mode: mode, start: start, startSequence: UInt64(sequence))

@@ -46,6 +46,23 @@ enum FileIO {
         }
     }
 
+    /// What is wrong with who may read or write the file at `path` (symlinks followed): an
+    /// owner other than the caller and root, write access for group or others, or (when it
+    /// `holdsToken`) read access for them. Nil when private enough, or missing.
+    static func exposure(of path: String, holdsToken: Bool) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        let me = getuid()
+        if me != 0 && info.st_uid != me && info.st_uid != 0 {
+            return "settings file '\(path)' belongs to user \(info.st_uid), not to you (\(me)): its endpoint and token may not be yours"
+        }
+        let mode = info.st_mode & 0o777
+        guard mode & 0o022 != 0 || (holdsToken && mode & 0o044 != 0) else { return nil }
+        let octal = String(mode, radix: 8)
+        let who = mode & 0o022 != 0 ? "other users can change it" : "other users can read it"
+        return "settings file '\(path)' has mode 0\(octal): \(who)\(holdsToken ? ", and it holds the token" : ""); run 'chmod 600 \(path)'"
+    }
+
     /// Runs `body` holding an exclusive `flock` on the file at `path` (created, mode 0600).
     static func withExclusiveLock<T>(_ path: String, _ body: () throws -> T) throws -> T {
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)

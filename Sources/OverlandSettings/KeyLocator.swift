@@ -8,13 +8,21 @@ import OverlandJSON
 /// keys of the enclosing objects; array elements count as ""). A repeated key is kept in
 /// `duplicates`, since the parser keeps only its last value and the earlier one would be
 /// silently lost.
+///
+/// Keys nested deeper than `maxDepth` are not recorded (the parser refuses such a file
+/// anyway): a key's path is as long as its depth, so recording every key of a file nested
+/// a million deep would cost memory and time growing with the square of the depth. Past
+/// `maxDepth` only a count of open containers is kept, and the walk is linear.
 struct KeyLocator {
+    /// The settings file's nesting limit (`SettingsFile.maximumDepth`).
+    static let defaultMaxDepth = 16
+
     private(set) var offsets: [[String]: Int] = [:]
     /// Repeated keys: the path, the earlier offset and the later offset.
     private(set) var duplicates: [(path: [String], first: Int, second: Int)] = []
     let lineStarts: [Int]
 
-    init(_ bytes: [UInt8]) {
+    init(_ bytes: [UInt8], maxDepth: Int = KeyLocator.defaultMaxDepth) {
         var starts = [0]
         for (index, byte) in bytes.enumerated() where byte == 0x0A { starts.append(index + 1) }
         lineStarts = starts
@@ -25,6 +33,8 @@ struct KeyLocator {
             var expectingKey: Bool
         }
         var stack: [Frame] = []
+        // Containers open beyond `maxDepth`, counted instead of kept.
+        var excess = 0
         var index = 0
         while index < bytes.count {
             switch bytes[index] {
@@ -38,7 +48,7 @@ struct KeyLocator {
                     }
                     end += 1
                 }
-                if let top = stack.last, top.isObject, top.expectingKey {
+                if excess == 0, let top = stack.last, top.isObject, top.expectingKey {
                     let key: String
                     if escaped {
                         key = (try? JSONParser.parse(bytes[index...min(end, bytes.count - 1)]))?.string ?? ""
@@ -52,17 +62,19 @@ struct KeyLocator {
                     offsets[path] = index
                 }
                 index = end + 1
-            case UInt8(ascii: "{"):
-                stack.append(Frame(isObject: true, expectingKey: true))
-                index += 1
-            case UInt8(ascii: "["):
-                stack.append(Frame(isObject: false, expectingKey: false))
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                if stack.count < maxDepth {
+                    let isObject = bytes[index] == UInt8(ascii: "{")
+                    stack.append(Frame(isObject: isObject, expectingKey: isObject))
+                } else {
+                    excess += 1
+                }
                 index += 1
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                if !stack.isEmpty { stack.removeLast() }
+                if excess > 0 { excess -= 1 } else if !stack.isEmpty { stack.removeLast() }
                 index += 1
             case UInt8(ascii: ","):
-                if let top = stack.last, top.isObject { stack[stack.count - 1].expectingKey = true }
+                if excess == 0, let top = stack.last, top.isObject { stack[stack.count - 1].expectingKey = true }
                 index += 1
             default:
                 index += 1

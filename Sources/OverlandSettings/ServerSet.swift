@@ -12,13 +12,13 @@ public func applyServerSet(_ set: JSONValue, to settings: inout Settings) -> Set
     var outcome = SetOutcome()
     let old = settings
     guard case .object(let members) = set else {
-        outcome.warnings.append(SetWarning(key: "set", reason: .invalidValue(value: JSONText.render(set), allowed: "an object")))
+        outcome.warnings.append(SetWarning(key: "set", reason: .invalidValue(value: JSONText.render(set, limit: JSONText.serverValueLimit), allowed: "an object")))
         return outcome
     }
     func apply(_ field: Field, _ value: JSONValue) {
         if !field.assign(&settings, value) {
             outcome.warnings.append(SetWarning(
-                key: field.filePath, reason: .invalidValue(value: JSONText.render(value), allowed: field.allowed)))
+                key: field.filePath, reason: .invalidValue(value: JSONText.render(value, limit: JSONText.serverValueLimit), allowed: field.allowed)))
         }
     }
     for key in members.keys.sorted() {
@@ -28,7 +28,7 @@ public func applyServerSet(_ set: JSONValue, to settings: inout Settings) -> Set
             let section: Field.Section = key == "main" ? .main : .trip
             guard case .object(let profile) = value else {
                 outcome.warnings.append(SetWarning(
-                    key: key, reason: .invalidValue(value: JSONText.render(value), allowed: "an object of \(key) settings")))
+                    key: key, reason: .invalidValue(value: JSONText.render(value, limit: JSONText.serverValueLimit), allowed: "an object of \(key) settings")))
                 continue
             }
             for member in profile.keys.sorted() {

@@ -11,6 +11,8 @@ import OverlandJSON
 public enum SettingsFile {
     /// The largest settings file read, in bytes.
     public static let maximumSize = 1 << 20
+    /// The deepest nesting a settings file may have (the top-level object is depth 1).
+    public static let maximumDepth = KeyLocator.defaultMaxDepth
 
     // MARK: Where
 
@@ -42,6 +44,12 @@ public enum SettingsFile {
         return try decode(bytes, path: path)
     }
 
+    /// A warning when the file at `path` is writable by others, readable by them while it
+    /// `holdsToken`, or belongs to another user (see `FileIO.exposure(of:)`); nil when private or missing.
+    public static func exposure(path: String, holdsToken: Bool) -> String? {
+        FileIO.exposure(of: path, holdsToken: holdsToken)
+    }
+
     /// The settings in `bytes`, the contents of the file at `path` (named in errors).
     ///
     /// A syntax error names the line and column (in bytes) of the offending byte, or of
@@ -50,10 +58,10 @@ public enum SettingsFile {
     /// even for escaped or nested keys); a value continued on later lines is reported at
     /// its key. The first mistake in document order is reported.
     public static func decode(_ bytes: [UInt8], path: String) throws(SettingsError) -> Settings {
-        let locator = KeyLocator(bytes)
+        let locator = KeyLocator(bytes, maxDepth: maximumDepth)
         let document: JSONValue
         do {
-            document = try JSONParser.parse(bytes, limits: JSONLimits(maxDepth: 16, maxBytes: maximumSize, maxStringBytes: 64 << 10))
+            document = try JSONParser.parse(bytes, limits: JSONLimits(maxDepth: maximumDepth, maxBytes: maximumSize, maxStringBytes: 64 << 10))
         } catch {
             throw syntaxError(error, bytes: bytes, locator: locator, path: path)
         }

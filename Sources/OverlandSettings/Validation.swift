@@ -4,10 +4,11 @@ enum Validation {
         text.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 
-    static let endpointAllowed = "an http:// or https:// url"
+    static let endpointAllowed = "an http:// or https:// url, its port (if any) 1 to 65535"
 
-    /// `text` when it is an http or https URL with a host and no whitespace or control
-    /// characters; templates such as `%TS` are allowed anywhere after the host.
+    /// `text` when it is an http or https URL with a host, a port (if any) of 1 to 65535
+    /// and no whitespace or control characters; templates such as `%TS` are allowed
+    /// anywhere after the host.
     static func endpoint(_ text: String) -> String? {
         let lower = text.lowercased()
         let rest: Substring
@@ -20,9 +21,30 @@ enum Validation {
         }
         let host = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         guard !host.isEmpty, !host.hasPrefix(":"), !host.hasSuffix("@") else { return nil }
+        guard isPortAcceptable(host) else { return nil }
         guard !text.unicodeScalars.contains(where: { $0.properties.isWhitespace }) else { return nil }
         guard !hasControlCharacter(text) else { return nil }
         return text
+    }
+
+    /// Whether the port of an authority (`user@host:port`, `[::1]:port`) is absent, empty
+    /// (the scheme's default, RFC 3986) or a number from 1 to 65535. The same rule as
+    /// OverlandSync's `EndpointURL`.
+    static func isPortAcceptable(_ authority: Substring) -> Bool {
+        let hostPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
+        let afterHost: Substring
+        if hostPort.hasPrefix("[") {
+            guard let close = hostPort.firstIndex(of: "]") else { return false }
+            afterHost = hostPort[hostPort.index(after: close)...]
+        } else {
+            afterHost = hostPort.drop { $0 != ":" }
+        }
+        if afterHost.isEmpty { return true }
+        guard afterHost.first == ":" else { return false }
+        let digits = afterHost.dropFirst()
+        if digits.isEmpty { return true }
+        guard digits.count <= 5, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let port = Int(digits) else { return false }
+        return (1...65535).contains(port)
     }
 
     static let tokenAllowed = "a non-empty text without control characters"

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import OverlandJSON
 
 /// Everything a sync run needs to know, filled by the command line from the settings file
@@ -73,6 +78,9 @@ public struct SyncConfiguration: Sendable, Equatable {
             throw .configuration("endpoint '\(endpoint)' is not an http or https url")
         }
         guard !parts.host.isEmpty else { throw .configuration("endpoint '\(endpoint)' has no host") }
+        if case .invalid(let text) = parts.port {
+            throw .configuration("endpoint '\(endpoint)' has port '\(text)': a port is a number from 1 to 65535")
+        }
         guard Self.batchSizes.contains(batchSize) else {
             throw .configuration("batch size \(batchSize) is not one of 50, 100, 200, 500, 1000")
         }
@@ -80,16 +88,35 @@ public struct SyncConfiguration: Sendable, Equatable {
             throw .configuration("timeouts must be positive")
         }
         if let maxTime, !(maxTime > 0) { throw .configuration("max time must be positive") }
+        if let caFile {
+            // Checked here, before any request: a CA file that is not there is the user's to
+            // fix (exit 78), not a network failure to try again later.
+            let fd = open(caFile, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+            if fd < 0 { throw .configuration("cannot read ca file '\(caFile)': \(String(cString: strerror(errno)).lowercased())") }
+            var info = stat()
+            let isFile = fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+            close(fd)
+            guard isFile else { throw .configuration("ca file '\(caFile)' is not a regular file") }
+        }
         if let trip, (try? JSONParser.parse(trip, limits: JSONLimits(maxDepth: 16, maxBytes: 256 << 10)))?.object == nil {
             throw .configuration("trip is not a json object")
         }
     }
 }
 
-/// The scheme and host of an endpoint URL, enough to validate it and to compare hosts.
+/// The scheme, host and port of an endpoint URL, enough to validate it and to compare hosts.
 struct EndpointURL: Equatable {
+    enum Port: Equatable {
+        /// None written, or `host:` (the scheme's default, RFC 3986).
+        case standard
+        case number(Int)
+        /// Not a number from 1 to 65535 (an HTTP client would trap on 70000), as written.
+        case invalid(String)
+    }
+
     var scheme: String
     var host: String
+    var port: Port
 
     init?(_ url: String) {
         let lower = url.lowercased()
@@ -105,10 +132,25 @@ struct EndpointURL: Equatable {
         }
         let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         let hostPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
+        let afterHost: Substring
         if hostPort.hasPrefix("[") {
             host = String(hostPort.prefix { $0 != "]" }.dropFirst()).lowercased()
+            afterHost = hostPort.drop { $0 != "]" }.dropFirst()
         } else {
             host = String(hostPort.prefix { $0 != ":" }).lowercased()
+            afterHost = hostPort.drop { $0 != ":" }
         }
+        port = Self.port(afterHost)
+    }
+
+    /// The port from what follows the host (`""`, `":"`, `":8080"`).
+    private static func port(_ text: Substring) -> Port {
+        if text.isEmpty || text == ":" { return .standard }
+        let digits = text.dropFirst()
+        guard text.first == ":", digits.count <= 5, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+              let number = Int(digits), (1...65535).contains(number) else {
+            return .invalid(String(text.first == ":" ? digits : text).prefix(40).filter { !$0.isASCII || $0.asciiValue! >= 0x20 })
+        }
+        return .number(number)
     }
 }

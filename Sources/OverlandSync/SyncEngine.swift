@@ -83,7 +83,7 @@ public final class SyncEngine: Sendable {
             // An interrupted `overland journal move` owns the segments it names until it is
             // finished or aborted: sending them from here too would upload them twice.
             if let intent = try journal.pendingMove() {
-                return SyncReport(outcome: .configurationError, message: "\(intent); finish it with 'overland journal move' (or --abort) first")
+                return SyncReport(outcome: .configurationError, message: Self.pendingMoveMessage(intent))
             }
             if let bytes = try journal.readState(SyncState.fileName) {
                 if let parsed = SyncState(parsing: bytes) {
@@ -103,6 +103,10 @@ public final class SyncEngine: Sendable {
         withExtendedLifetime(lock) {}
         report.warnings.insert(contentsOf: warnings, at: 0)
         return report
+    }
+
+    static func pendingMoveMessage(_ intent: JournalMoveIntent) -> String {
+        "\(intent); finish it with 'overland journal move' (or --abort) first"
     }
 
     /// The first request a run would send now, with the token redacted, or nil when
@@ -131,6 +135,8 @@ public final class SyncEngine: Sendable {
             configuration.loggingMode == .owntracks || configuration.consider2xxSuccessful ? .any2xx : .resultOK
         var report = SyncReport(outcome: .nothingToSend)
         var failure: (outcome: SyncReport.Outcome, message: String)?
+        // A 429 or 503 may say how long to wait (Retry-After, honoured up to a cap).
+        var retryAfter: Int64?
         var cursorMoved = false
         var stateSavedAfterRecovery = state.consecutiveFailures == 0
 
@@ -203,6 +209,9 @@ public final class SyncEngine: Sendable {
             }
             let reply = Reply(status: httpReply.status, body: httpReply.body, acknowledgement: acknowledgement,
                               redirectLocation: httpReply.header("Location"))
+            if httpReply.status == 429 || httpReply.status == 503 {
+                retryAfter = httpReply.header("Retry-After").flatMap { RetryAfter.seconds($0, now: wallClock()) }
+            }
             report.lastStatus = reply.status
             state.lastStatus = reply.status
             if let name = reply.geocodeFullName.map(hidingSecrets) {
@@ -258,7 +267,7 @@ public final class SyncEngine: Sendable {
                 state.consecutiveFailures += 1
                 state.lastFailure = failedAt
                 state.lastError = failure.message
-                let delay = backoff.delay(afterFailures: state.consecutiveFailures, random: random())
+                let delay = backoff.delay(afterFailures: state.consecutiveFailures, random: random(), retryAfter: retryAfter)
                 state.nextAttempt = failedAt + Int64(delay.rounded(.up))
             }
         }
@@ -274,22 +283,14 @@ public final class SyncEngine: Sendable {
     }
 
     /// `text` with the token (as is, percent-encoded, and as OwnTracks' Basic credentials)
-    /// replaced by `<redacted>`. (A token of a few characters cannot be hidden without
-    /// garbling every message: it is left.)
+    /// hidden: every run of 4 or more of its characters (`SecretRedaction`), so that a copy
+    /// cut short, padded or split shows at most 3 in a row. (A token of a few characters
+    /// cannot be hidden without garbling every message: it is left.)
     private func hidingSecrets(_ text: String) -> String {
-        guard let token = configuration.effectiveToken, token.count >= 4 else { return text }
+        guard let token = configuration.effectiveToken, token.count >= SecretRedaction.shortestRun else { return text }
         let basic = String(OwnTracksCredentials(token: token).authorizationHeader.dropFirst("Basic ".count))
-        let whole = SyncRequest(url: text, headers: [], body: []).redacted(secret: token).url.replacing(basic, with: "<redacted>")
-        // Server text is cut short with "…", maybe inside the token: hide what is left of it.
-        var parts = whole.components(separatedBy: "…")
-        for index in parts.indices.dropLast() {
-            for secret in [token, basic] {
-                let longest = stride(from: min(secret.count, parts[index].count), through: 3, by: -1)
-                    .first { parts[index].hasSuffix(secret.prefix($0)) }
-                if let longest { parts[index] = String(parts[index].dropLast(longest)) + "<redacted>" }
-            }
-        }
-        return parts.joined(separator: "…")
+        let whole = SyncRequest(url: text, headers: [], body: []).redacted(secret: token).url
+        return SecretRedaction.hiding([token, basic], in: whole)
     }
 
     /// Why a run must not send now, or nil when it may.
@@ -299,7 +300,7 @@ public final class SyncEngine: Sendable {
                               message: "sending is off (send interval 'off'): nothing is sent until it is changed back, or with --now")
         }
         // A time far in the future means the clock went back: ignore it rather than wait.
-        if let next = state.nextAttempt, next > now, next <= now + Int64(backoff.cap * 2) {
+        if let next = state.nextAttempt, next > now, next <= now + Int64(backoff.longestWait) {
             let failures = state.consecutiveFailures
             var report = SyncReport(outcome: .backingOff(until: next),
                                     message: "backing off after \(failures) failed attempt(s) until \(ISO8601UTC.string(from: next))")

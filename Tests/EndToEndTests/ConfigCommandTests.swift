@@ -226,7 +226,9 @@ import Glibc
         ("trip.logging_mode", "fast", "(allowed: all, latest, owntracks)"),
         ("min_distance", "25m", "(allowed: off, 1m, 10m, 50m, 100m, 500m)"),
         ("include_unique_id", "maybe", "(allowed: true, false)"),
-        ("endpoint", "ftp://x", "(allowed: an http:// or https:// url)"),
+        ("endpoint", "ftp://x", "(allowed: an http:// or https:// url, its port (if any) 1 to 65535)"),
+        ("endpoint", "http://gps.example:70000/in", "(allowed: an http:// or https:// url, its port (if any) 1 to 65535)"),
+        ("endpoint", "https://gps.example:0/in", "(allowed: an http:// or https:// url, its port (if any) 1 to 65535)"),
     ])
     func badValueIsAUsageErrorAndChangesNothing(_ key: String, _ value: String, _ allowed: String) throws {
         let sandbox = try ConfigSandbox()

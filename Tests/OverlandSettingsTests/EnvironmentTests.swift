@@ -35,7 +35,7 @@ struct EnvironmentTests {
     @Test func badValuesNameTheVariable() throws {
         var settings = Settings()
         let error = try #require(settingsError { try applyEnvironment(["OVERLAND_URL": "example.com"], to: &settings) })
-        #expect(error.description == #"invalid value "example.com" for "OVERLAND_URL" (allowed: an http:// or https:// url)"#)
+        #expect(error.description == #"invalid value "example.com" for "OVERLAND_URL" (allowed: an http:// or https:// url, its port (if any) 1 to 65535)"#)
         let id = try #require(settingsError {
             try applyEnvironment(["OVERLAND_DEVICE_ID": String(repeating: "x", count: 60)], to: &settings)
         })

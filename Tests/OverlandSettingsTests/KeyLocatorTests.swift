@@ -49,3 +49,35 @@ struct KeyLocatorTests {
         #expect(locator.position(atOffset: 8) == (4, 2))
     }
 }
+
+@Suite("Locating keys in hostile files")
+struct KeyLocatorDepthTests {
+    @Test("a file nested a million deep is walked with a bounded stack and no key past the limit kept")
+    func millionDeep() {
+        let depth = 1_000_000
+        let text = String(repeating: #"{"a":"#, count: depth) + "1" + String(repeating: "}", count: depth)
+        let locator = KeyLocator(Array(text.utf8), maxDepth: 16)
+        #expect(locator.offsets.count == 16)
+        #expect(locator.offsets.keys.allSatisfy { $0.count <= 16 })
+        #expect(locator.duplicates.isEmpty)
+    }
+
+    @Test("keys after a deep excursion are found again at their own depth")
+    func afterDeepExcursion() {
+        let deep = String(repeating: "[", count: 40) + String(repeating: "]", count: 40)
+        let text = "{\"x\": \(deep),\n \"y\": {\"z\": 1}}"
+        let locator = KeyLocator(Array(text.utf8), maxDepth: 4)
+        #expect(locator.line(of: ["y"]) == 2)
+        #expect(locator.offsets[["y", "z"]] != nil)
+    }
+
+    @Test("decoding a deep file fails with the nesting limit at the byte where it is passed")
+    func decodeDeep() {
+        let text = String(repeating: #"{"a":"#, count: 100_000) + "1" + String(repeating: "}", count: 100_000)
+        #expect {
+            _ = try SettingsFile.decode(Array(text.utf8), path: "/s.json")
+        } throws: { error in
+            "\(error)".contains("nesting deeper than 16")
+        }
+    }
+}

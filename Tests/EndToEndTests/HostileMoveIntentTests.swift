@@ -1,0 +1,60 @@
+import Foundation
+import OverlandJournal
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A hostile stick never locks the user's journal: `journal move` refuses a target whose
+/// numbers would pass 2^53 before writing any intent, and an intent that cannot be read is
+/// set aside by `--abort`.
+@Suite("hostile move targets and intents")
+struct HostileMoveIntentTests {
+    @Test("a stick whose newest segment is numbered 2^53: move refuses before writing an intent; the journal stays usable")
+    func moveOntoAHostileStick() throws {
+        let sandbox = try MoveSandbox(prefix: "overland-hostile-move")
+        try MoveRecords.makeSource(at: sandbox.source, cursor: 0)
+        // The stick's journal as a first move made it; then its newest segment says 2^53.
+        let first = try sandbox.move()
+        #expect(first.exitStatus == 0, "\(first)")
+        try HostileSequenceTests.writeSegment(journal: sandbox.target, first: HostileSequenceTests.limit, lines: [MoveRecords.line(9999)])
+        let moved = try sandbox.move(["--seal"])
+        #expect(moved.exitStatus == 65, "\(moved)")
+        #expect(moved.stderrLines.count == 1 && moved.stderrText.contains("2^53"), "\(moved.stderrText)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.source + "/state/move.json"), "no intent written")
+        // The user's journal is not locked: a dry run, an abort (nothing pending), a move elsewhere.
+        var sync = ToolRunner(product: "overland-sync")
+        sync.environment = MoveSandbox.environment(sandbox.directory)
+        let dry = try sync.run(["--journal", sandbox.source, "--url", "http://127.0.0.1:9/", "--dry-run"])
+        #expect(dry.exitStatus == 0, "\(dry)")
+        let elsewhere = try sandbox.move([], to: sandbox.directory.appending("other"))
+        #expect(elsewhere.exitStatus == 0, "\(elsewhere)")
+    }
+
+    @Test("an unreadable move intent never locks the journal: --abort sets it aside, and sync works again",
+          arguments: ["garbage {", #"{"version":1,"source_journal_id":"00","segments":[]}"#, "bignumbers"])
+    func unreadableIntentIsSetAside(intent: String) throws {
+        let sandbox = try MoveSandbox(prefix: "overland-hostile-intent")
+        try MoveRecords.makeSource(at: sandbox.source, cursor: 0)
+        let id = try Journal(path: sandbox.source).id.description
+        let text = intent != "bignumbers" ? intent : """
+            {"version":1,"source_journal_id":"\(id)","target_journal_id":"\(id)","target":"/nowhere",\
+            "segments":[{"name":"00000000000000000000.jsonl.gz","from":0,"end":20,"records":20,"target_first":\(HostileSequenceTests.limit + 1)}]}
+            """
+        try FileManager.default.createDirectory(atPath: sandbox.source + "/state", withIntermediateDirectories: true)
+        try HostileJournalTests.write(Array(text.utf8), to: sandbox.source + "/state/move.json")
+        var sync = ToolRunner(product: "overland-sync")
+        sync.environment = MoveSandbox.environment(sandbox.directory)
+        let refused = try sync.run(["--journal", sandbox.source, "--url", "http://127.0.0.1:9/", "--dry-run"])
+        #expect(refused.exitStatus != 0 && refused.stderrText.contains("--abort"), "\(refused)")
+        let abort = try sandbox.overland(["journal", "move", "--journal", sandbox.source, "--abort"])
+        #expect(abort.exitStatus == 0, "\(abort)")
+        #expect(abort.stdoutText.contains("set aside"), "\(abort.stdoutText)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.source + "/state/move.json"))
+        let dry = try sync.run(["--journal", sandbox.source, "--url", "http://127.0.0.1:9/", "--dry-run"])
+        #expect(dry.exitStatus == 0, "\(dry)")
+        let abortTargetLost = try sandbox.overland(["journal", "move", "--journal", sandbox.source, "--abort", "--target-lost"])
+        #expect(abortTargetLost.exitStatus != 0 && abortTargetLost.stderrLines.count == 1, "nothing pending now: \(abortTargetLost)")
+    }
+}
