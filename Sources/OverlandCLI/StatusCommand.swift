@@ -109,7 +109,7 @@ struct Status {
         let perPoint = bytesPerPoint.map { ", \(Double(Int(($0 * 10).rounded())) / 10) B/point" } ?? ""
         lines.append(("journal", "\(journalPath): \(footprint.bytes) bytes in \(footprint.segments) segments\(perPoint)"))
         let width = lines.map(\.0.count).max() ?? 0
-        return lines.map { $0.0.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.1 + "\n" }.joined()
+        return lines.map { $0.0 + String(repeating: " ", count: width + 2 - $0.0.count) + $0.1 + "\n" }.joined()
     }
 
     func json() -> String {
