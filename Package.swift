@@ -98,7 +98,8 @@ let package = Package(
     ]
 )
 
-// Release builds on Linux link the Swift runtime and Foundation into each executable, to
+// Release builds on Linux link the Swift runtime (and FoundationEssentials, which the
+// dependencies use; no target imports Foundation, so no ICU) into the executables, to
 // keep resident memory down (overland-sync's peak RSS is a benchmark target):
 // - `-static-stdlib`, given to the compiler too (it picks the static libraries' link
 //   dependencies): no loader work on eight Swift and Foundation libraries, and only the

@@ -594,4 +594,11 @@ p(f"- The {R.get('gpsd.files')} gpsd regression captures of `../shared/samples/g
 p(f"- The small backlog for `overland-sync`: the first {n(num('small.epochs'))} epochs of the generated input "
   f"({n(small.get('records') if small else None)} points).")
 p("")
+# The live 1 Hz logger's costs over ten minutes and more (bench/live.py, run apart: it takes
+# real time), kept in bench/live.md and carried into every report.
+live = os.path.join(os.path.dirname(os.path.abspath(__file__)), "live.md")
+if os.path.exists(live):
+    with open(live) as f:
+        p(f.read().rstrip("\n"))
+    p("")
 print("\n".join(out))

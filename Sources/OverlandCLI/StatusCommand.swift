@@ -156,7 +156,7 @@ struct Status {
             lines.append(("journal", "\(journalPath): not created yet (overland-log creates it)"))
         }
         let width = lines.map(\.0.count).max() ?? 0
-        return lines.map { $0.0.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.1 + "\n" }.joined()
+        return lines.map { $0.0 + String(repeating: " ", count: width + 2 - $0.0.count) + $0.1 + "\n" }.joined()
     }
 
     func json() -> String {

@@ -1,7 +1,8 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
-import Foundation
 import OverlandProtocol
 
 /// Reads battery and Wi-Fi state from the system, at most once a minute (reading spawns
@@ -45,8 +46,7 @@ public final class DeviceStatusReader: @unchecked Sendable {
         if let batteryPath {
             candidates = [batteryPath]
         } else {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: powerSupplyRoot)) ?? []
-            candidates = names.sorted().map { powerSupplyRoot + "/" + $0 }
+            candidates = Self.names(in: powerSupplyRoot).sorted().map { powerSupplyRoot + "/" + $0 }
         }
         for directory in candidates {
             guard Self.text(directory + "/type") == "Battery",
@@ -65,43 +65,70 @@ public final class DeviceStatusReader: @unchecked Sendable {
     }
 
     func readWifi() -> String {
-        let interfaces = ((try? FileManager.default.contentsOfDirectory(atPath: networkRoot)) ?? []).sorted()
-        for interface in interfaces where FileManager.default.fileExists(atPath: networkRoot + "/" + interface + "/wireless") {
+        let interfaces = Self.names(in: networkRoot).sorted()
+        for interface in interfaces where access(networkRoot + "/" + interface + "/wireless", F_OK) == 0 {
             if let output = Self.run("iw", ["dev", interface, "link"]) {
                 for line in output.split(separator: "\n") {
-                    let trimmed = line.trimmingCharacters(in: .whitespaces)
+                    let trimmed = Self.trimmed(line)
                     if trimmed.hasPrefix("SSID: ") { return String(trimmed.dropFirst(6)) }
                 }
             }
         }
         if let output = Self.run("iwgetid", ["-r"]) {
-            let ssid = output.trimmingCharacters(in: .whitespacesAndNewlines)
-            if !ssid.isEmpty { return ssid }
+            let ssid = Self.trimmed(output[...])
+            if !ssid.isEmpty { return String(ssid) }
         }
         return ""
     }
 
+    /// A small sysfs attribute's text, without surrounding white space; nil if it cannot be
+    /// read or is 4 KiB or more.
     static func text(_ path: String) -> String? {
-        guard let data = FileManager.default.contents(atPath: path), data.count < 4096 else { return nil }
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        var count = 0
+        while count < bytes.count {
+            let got = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
+            if got > 0 {
+                count += got
+            } else if got == 0 || errno != EINTR {
+                if got < 0 { return nil }
+                break
+            }
+        }
+        guard count < bytes.count else { return nil }
+        return String(Self.trimmed(String(decoding: bytes[0..<count], as: UTF8.self)[...]))
+    }
+
+    /// The entries of a directory, without `.` and `..`; none if it cannot be read.
+    static func names(in directory: String) -> [String] {
+        guard let stream = opendir(directory) else { return [] }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// The text without leading and trailing spaces, tabs, carriage returns and newlines.
+    static func trimmed(_ text: Substring) -> Substring {
+        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
+        guard let first = text.firstIndex(where: { !blank($0) }), let last = text.lastIndex(where: { !blank($0) }) else {
+            return text[text.endIndex...]
+        }
+        return text[first...last]
     }
 
     /// Runs a tool found on PATH (or in /sbin, /usr/sbin), returning its stdout if it exits 0.
     static func run(_ tool: String, _ arguments: [String]) -> String? {
-        let searchPath = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin") + ":/usr/sbin:/sbin"
-        guard let executable = searchPath.split(separator: ":").map({ "\($0)/\(tool)" })
-            .first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return nil }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        do { try process.run() } catch { return nil }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { return nil }
-        return String(decoding: data.prefix(4096), as: UTF8.self)
+        guard let executable = ToolOutput.find(tool),
+              let output = ToolOutput.run(executable, arguments, limit: 4096) else { return nil }
+        return String(decoding: output, as: UTF8.self)
     }
 }

@@ -1,0 +1,278 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The Debian package, as a user gets it: `scripts/package` builds it (here from the debug
+/// build's executables, so no release build is needed), `dpkg -i` installs it into a fresh
+/// root (its own dpkg database, the maintainer scripts run with DPKG_ROOT), and the
+/// installed commands, pages, completions and units are used from there.
+@Suite(.serialized) struct PackageTests {
+    /// Built and installed once for all the tests below.
+    static let installed: Result<InstalledPackage, ToolRunnerError> = Result { try InstalledPackage.make() }
+        .mapError { $0 as? ToolRunnerError ?? ToolRunnerError(description: "\($0)") }
+
+    func package() throws -> InstalledPackage { try Self.installed.get() }
+
+    @Test func dpkgRecordsItInstalled() throws {
+        let package = try package()
+        let status = try package.dpkg(["--status", "overland"])
+        #expect(status.succeeded, "\(status)")
+        #expect(status.stdoutText.contains("Status: install ok installed"))
+        #expect(status.stdoutText.contains("Depends: libc6 (>= 2.36)"))
+        let listed = try package.dpkg(["--listfiles", "overland"])
+        for path in ["/usr/bin/overland", "/usr/bin/overland-log", "/usr/bin/overland-sync",
+                     "/lib/systemd/system/overland-sync.timer", "/etc/default/overland"] {
+            #expect(listed.stdoutLines.contains(path), "dpkg -L lacks \(path)")
+        }
+    }
+
+    @Test func installedCommandsAnswerAsThemselves() throws {
+        let package = try package()
+        let version = try package.run("overland", ["--version"])
+        #expect(version.succeeded, "\(version)")
+        #expect(version.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == package.version)
+        for command in ["overland", "overland-log", "overland-sync"] {
+            let help = try package.run(command, ["--help"])
+            #expect(help.succeeded, "\(command) --help: \(help)")
+            #expect(help.stdoutText.contains("USAGE: \(command) "), "\(command) --help: \(help.stdoutText.prefix(300))")
+        }
+        // The links are one executable, not copies.
+        #expect(try package.linkTarget("/usr/bin/overland-log") == "overland")
+        #expect(try package.linkTarget("/usr/bin/overland-sync") == "overland")
+    }
+
+    @Test func installedLoggerLogsTheSampleAndStatusSeesIt() throws {
+        let package = try package()
+        let work = try TemporaryDirectory(prefix: "overland-package-run")
+        let journal = work.appending("journal")
+        let environment: [String: String?] = [
+            "XDG_CONFIG_HOME": work.appending("config"), "XDG_DATA_HOME": work.appending("data"),
+            "OVERLAND_JOURNAL": nil, "OVERLAND_CONFIG": nil, "OVERLAND_URL": nil, "OVERLAND_TOKEN": nil,
+        ]
+        let log = try package.run("overland-log", ["--journal", journal, "--stats", PackageSupport.repository + "/samples/quectel-l76k.nmea"],
+                                  environment: environment)
+        #expect(log.succeeded, "\(log)")
+        let stats = try package.run("overland", ["journal", "stats", "--journal", journal, "--json"], environment: environment)
+        #expect(stats.succeeded, "\(stats)")
+        let object = try JSONSerialization.jsonObject(with: Data(stats.stdout)) as? [String: Any]
+        let points = try #require(object?["records"] as? Int, "\(stats.stdoutText)")
+        #expect(points > 0)
+        let status = try package.run("overland", ["status", "--journal", journal, "--json"], environment: environment)
+        #expect(status.succeeded, "\(status)")
+        let sync = try package.run("overland-sync", ["--journal", journal, "--dry-run"],
+                                   environment: environment.merging(["OVERLAND_URL": "http://127.0.0.1:9/api"]) { $1 })
+        #expect(sync.succeeded, "\(sync)")
+        #expect(sync.stdoutText.contains("127.0.0.1:9"), "\(sync.stdoutText.prefix(500))")
+    }
+
+    /// The installed link runs the logger inside the multi-call executable's async entry
+    /// point: SIGTERM must still make it commit and exit 0, as systemd stops it.
+    @Test func installedLoggerCommitsOnSIGTERM() throws {
+        let package = try package()
+        let work = try TemporaryDirectory(prefix: "overland-package-term")
+        let journal = work.appending("journal")
+        let environment: [String: String?] = [
+            "XDG_CONFIG_HOME": work.appending("config"), "XDG_DATA_HOME": work.appending("data"),
+            "OVERLAND_JOURNAL": nil, "OVERLAND_CONFIG": nil,
+        ]
+        let sample = try [UInt8](Data(contentsOf: URL(fileURLWithPath: PackageSupport.repository + "/samples/quectel-l76k.nmea")))
+        let logger = try ToolRunner(executable: package.root + "/usr/bin/overland-log")
+            .start(["--journal", journal, "--commit-interval", "3600"], environment: environment, stdin: true)
+        logger.writeInput(sample)
+        // Until the journal exists the logger has not read its input yet.
+        for _ in 0..<100 where access(journal + "/segments", F_OK) != 0 { usleep(50_000) }
+        sleep(2)
+        logger.kill(SIGTERM)
+        let result = logger.wait(timeout: .seconds(30))
+        #expect(result.termination == .exited(0), "\(result)")
+        let stats = try package.run("overland", ["journal", "stats", "--journal", journal, "--json"], environment: environment)
+        let object = try JSONSerialization.jsonObject(with: Data(stats.stdout)) as? [String: Any]
+        let records = try #require(object?["records"] as? Int, "\(stats)")
+        #expect(records > 0, "nothing committed before exit")
+    }
+
+    @Test func postinstMadeTheSystemUserAndItsState() throws {
+        let package = try package()
+        let passwd = try String(contentsOfFile: package.root + "/etc/passwd", encoding: .utf8)
+        let entry = try #require(passwd.split(separator: "\n").first { $0.hasPrefix("overland:") }, "\(passwd)")
+        let fields = entry.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        try #require(fields.count == 7, "\(entry)")
+        #expect(Int(fields[2]).map { $0 > 0 && $0 < 1000 } == true, "a system uid: \(entry)")
+        #expect(fields[5] == "/var/lib/overland")
+        #expect(fields[6] == "/usr/sbin/nologin")
+        let group = try String(contentsOfFile: package.root + "/etc/group", encoding: .utf8)
+        #expect(group.split(separator: "\n").contains { $0.hasPrefix("overland:") }, "\(group)")
+        let state = try #require(PackageSupport.stat(package.root + "/var/lib/overland"))
+        #expect(state.st_mode & 0o7777 == 0o700)
+        #expect(String(state.st_uid) == fields[2])
+    }
+
+    @Test func unitsPassSystemdAnalyzeVerify() throws {
+        let package = try package()
+        let units = ["overland-log.service", "overland-log@ttyUSB0.service", "overland-sync.service", "overland-sync.timer"]
+        // What the units lean on in a real system: systemd's own units (sysinit.target...)
+        // and the programs their ExecStart lines name besides ours, copied from this one.
+        try FileManager.default.createDirectory(atPath: package.root + "/usr/lib/systemd/system", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: package.root + "/bin", withIntermediateDirectories: true)
+        let copy = try ToolRunner(executable: PackageSupport.tool("cp"))
+            .run(["-a", "/lib/systemd/system/.", package.root + "/usr/lib/systemd/system/"])
+        #expect(copy.succeeded, "\(copy)")
+        for program in ["/bin/sh", "/bin/stty"] {
+            let copied = try ToolRunner(executable: PackageSupport.tool("cp")).run(["-f", program, package.root + program])
+            #expect(copied.succeeded, "\(copied)")
+        }
+        let verify = try ToolRunner(executable: PackageSupport.tool("systemd-analyze"))
+            .run(["verify", "--man=no", "--root=" + package.root] + units.map { "/lib/systemd/system/" + $0 }, timeout: .seconds(120))
+        #expect(verify.succeeded, "\(verify)")
+        #expect(verify.stderrText.isEmpty, "\(verify.stderrText)")
+
+        let timer = try String(contentsOfFile: package.root + "/lib/systemd/system/overland-sync.timer", encoding: .utf8)
+        #expect(timer.contains("OnCalendar=*-*-* *:*:00"))
+        #expect(timer.contains("Persistent=true"))
+        for unit in ["overland-log.service", "overland-log@.service", "overland-sync.service"] {
+            let text = try String(contentsOfFile: package.root + "/lib/systemd/system/" + unit, encoding: .utf8)
+            for setting in ["User=overland", "ProtectSystem=strict", "ReadWritePaths=/var/lib/overland", "NoNewPrivileges=yes",
+                            "PrivateTmp=yes", "ProtectHome=yes", "RestrictAddressFamilies=", "StateDirectory=overland"] {
+                #expect(text.contains(setting), "\(unit) lacks \(setting)")
+            }
+        }
+        let serial = try String(contentsOfFile: package.root + "/lib/systemd/system/overland-log@.service", encoding: .utf8)
+        #expect(serial.contains("SupplementaryGroups=dialout"))
+        #expect(serial.contains("DeviceAllow=/dev/%I rw"))
+    }
+
+    @Test func manPagesAndCompletionsDescribeEachCommand() throws {
+        let package = try package()
+        for command in ["overland", "overland-log", "overland-sync"] {
+            let page = try ToolRunner(executable: PackageSupport.tool("gzip"))
+                .run(["-dc", package.root + "/usr/share/man/man1/\(command).1.gz"])
+            #expect(page.succeeded, "\(page)")
+            #expect(page.stdoutText.contains(".TH \"\(command.uppercased())\" 1"), "\(command).1")
+            let bash = try String(contentsOfFile: package.root + "/usr/share/bash-completion/completions/" + command, encoding: .utf8)
+            #expect(bash.contains("complete") && bash.contains(command), "bash completion of \(command)")
+            let zsh = try String(contentsOfFile: package.root + "/usr/share/zsh/vendor-completions/_" + command, encoding: .utf8)
+            #expect(zsh.hasPrefix("#compdef \(command)"), "zsh completion of \(command)")
+            let fish = try String(contentsOfFile: package.root + "/usr/share/fish/vendor_completions.d/\(command).fish", encoding: .utf8)
+            #expect(fish.contains("complete -c '\(command)'") || fish.contains("complete -c \(command)"), "fish completion of \(command)")
+        }
+        // Each page is its own command's: the options differ.
+        let logPage = try ToolRunner(executable: PackageSupport.tool("gzip")).run(["-dc", package.root + "/usr/share/man/man1/overland-log.1.gz"])
+        #expect(logPage.stdoutText.contains("\\-\\-commit\\-interval"))
+        let syncPage = try ToolRunner(executable: PackageSupport.tool("gzip")).run(["-dc", package.root + "/usr/share/man/man1/overland-sync.1.gz"])
+        #expect(syncPage.stdoutText.contains("\\-\\-dry\\-run"))
+        #expect(!syncPage.stdoutText.contains("\\-\\-commit\\-interval"))
+        let controlPage = try ToolRunner(executable: PackageSupport.tool("gzip")).run(["-dc", package.root + "/usr/share/man/man1/overland.1.gz"])
+        #expect(controlPage.stdoutText.contains(".SS overland status"))
+    }
+
+    @Test func fileModesAndOwners() throws {
+        let package = try package()
+        let expected: [(String, UInt32)] = [
+            ("/usr/bin/overland", 0o755), ("/etc/default/overland", 0o600),
+            ("/lib/systemd/system/overland-log.service", 0o644), ("/lib/systemd/system/overland-log@.service", 0o644),
+            ("/lib/systemd/system/overland-sync.service", 0o644), ("/lib/systemd/system/overland-sync.timer", 0o644),
+            ("/usr/share/man/man1/overland.1.gz", 0o644), ("/usr/share/bash-completion/completions/overland", 0o644),
+            ("/usr/share/doc/overland/copyright", 0o644),
+        ]
+        for (path, mode) in expected {
+            let info = try #require(PackageSupport.stat(package.root + path), "\(path) is missing")
+            #expect(info.st_mode & 0o7777 == mode, "\(path): mode \(String(info.st_mode & 0o7777, radix: 8))")
+            #expect(info.st_uid == 0 && info.st_gid == 0, "\(path): owner \(info.st_uid):\(info.st_gid)")
+        }
+        // Stripped: no debug sections left in the installed executable.
+        let sections = try ToolRunner(executable: PackageSupport.tool("readelf")).run(["-S", "-W", package.root + "/usr/bin/overland"])
+        #expect(sections.succeeded, "\(sections)")
+        #expect(!sections.stdoutText.contains(".debug_info"))
+    }
+}
+
+/// A package built by scripts/package and installed with dpkg into a temporary root.
+struct InstalledPackage: Sendable {
+    let directory: TemporaryDirectory
+    let root: String
+    let version: String
+
+    var admindir: String { root + "/var/lib/dpkg" }
+
+    static func make() throws -> InstalledPackage {
+        let directory = try TemporaryDirectory(prefix: "overland-package")
+        let output = directory.appending("out")
+        let built = try ToolRunner(executable: PackageSupport.repository + "/scripts/package")
+            .run(["--bin-dir", ToolRunner.productsDirectory, "--output", output], timeout: .seconds(900))
+        guard built.succeeded, let deb = built.stdoutLines.last, deb.hasSuffix(".deb") else {
+            throw ToolRunnerError(description: "scripts/package: \(built)")
+        }
+        let root = directory.appending("root")
+        try PackageSupport.makeEmptyRoot(root)
+        let package = InstalledPackage(directory: directory, root: root,
+                                       version: String(deb.split(separator: "/").last!.split(separator: "_")[1]))
+        // --force-depends: the fresh root's database has no libc6; --force-script-chrootless:
+        // the root has no shell to chroot into, so the maintainer scripts run here with
+        // DPKG_ROOT set, as they are written to.
+        let install = try package.dpkg(["--force-depends", "--force-script-chrootless", "--install", deb])
+        guard install.succeeded else { throw ToolRunnerError(description: "dpkg -i: \(install)") }
+        return package
+    }
+
+    /// dpkg on this root and its own database, as root (under fakeroot when the tests are not).
+    func dpkg(_ arguments: [String]) throws -> ToolResult {
+        let dpkg = try PackageSupport.tool("dpkg")
+        let command = ["--root=" + root, "--admindir=" + admindir, "--log=" + root + "/var/log/dpkg.log"] + arguments
+        let environment: [String: String?] = ["PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"]
+        if getuid() == 0 {
+            return try ToolRunner(executable: dpkg).run(command, environment: environment, timeout: .seconds(300))
+        }
+        return try ToolRunner(executable: try PackageSupport.tool("fakeroot"))
+            .run([dpkg] + command, environment: environment, timeout: .seconds(300))
+    }
+
+    /// An installed command, run by its path in the root.
+    func run(_ command: String, _ arguments: [String], environment: [String: String?] = [:]) throws -> ToolResult {
+        try ToolRunner(executable: root + "/usr/bin/" + command).run(arguments, environment: environment, timeout: .seconds(120))
+    }
+
+    func linkTarget(_ path: String) throws -> String {
+        try FileManager.default.destinationOfSymbolicLink(atPath: root + path)
+    }
+}
+
+enum PackageSupport {
+    /// `<repo>/Tests/EndToEndTests/PackageTests.swift` -> `<repo>`.
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+
+    /// A program from the system (scripts/install-dependencies installs them), by absolute path.
+    static func tool(_ name: String) throws -> String {
+        for directory in ["/usr/bin", "/bin", "/usr/sbin", "/sbin"] where access(directory + "/" + name, X_OK) == 0 {
+            return directory + "/" + name
+        }
+        throw ToolRunnerError(description: "'\(name)' is not installed: run scripts/install-dependencies")
+    }
+
+    /// A root with an empty dpkg database and an /etc holding only root's account, for
+    /// postinst's useradd --prefix.
+    static func makeEmptyRoot(_ root: String) throws {
+        let manager = FileManager.default
+        for directory in ["var/lib/dpkg/info", "var/lib/dpkg/updates", "var/lib/dpkg/triggers", "var/log", "etc"] {
+            try manager.createDirectory(atPath: root + "/" + directory, withIntermediateDirectories: true)
+        }
+        let files = [
+            "var/lib/dpkg/status": "", "var/lib/dpkg/available": "",
+            "etc/passwd": "root:x:0:0:root:/root:/bin/bash\n", "etc/group": "root:x:0:\ndialout:x:20:\n",
+            "etc/shadow": "root:*:19000:0:99999:7:::\n", "etc/gshadow": "root:*::\ndialout:*::\n",
+        ]
+        for (path, contents) in files {
+            try Data(contents.utf8).write(to: URL(fileURLWithPath: root + "/" + path))
+        }
+        chmod(root + "/etc/shadow", 0o640)
+        chmod(root + "/etc/gshadow", 0o640)
+    }
+
+    static func stat(_ path: String) -> Glibc.stat? {
+        var info = Glibc.stat()
+        return lstat(path, &info) == 0 ? info : nil
+    }
+}
