@@ -48,10 +48,9 @@ public struct ConfigCommand: ParsableCommand {
             abstract: "Show every setting with its value, marking the defaults.",
             discussion: """
                 One line per key, in the file's order: the key, its value ((none) when not \
-                set) and (default) when it holds the default. The token is redacted: only its \
-                last 4 characters are shown, and only when it has at least 12 ('overland \
-                config get token' prints it in full). Without a settings file every value is \
-                a default; no file is created.
+                set) and (default) when it holds the default. The token is shown as •••• when \
+                set, no part of it ('overland config get token' prints it in full). Without \
+                a settings file every value is a default; no file is created.
 
                 With --json, one JSON object maps each key to {"value": TEXT or null, \
                 "default": true or false}, values as 'overland config set' takes them.

@@ -91,10 +91,10 @@ public struct SettingKey: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// `token` as shown to people: "••••" and its last 4 characters when it has at
-    /// least 12 (at most a third is shown), only "••••" when shorter, "" when empty.
+    /// `token` as shown to people: "••••" when set, "" when empty. No part of it is
+    /// shown, not even its last characters (`overland config get token` prints it whole,
+    /// on request).
     public static func redactedToken(_ token: String) -> String {
-        if token.isEmpty { return "" }
-        return token.count >= 12 ? "••••" + token.suffix(4) : "••••"
+        token.isEmpty ? "" : "••••"
     }
 }
