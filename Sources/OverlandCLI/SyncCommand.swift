@@ -209,9 +209,19 @@ public struct SyncCommand: AsyncParsableCommand {
                 outcome = OverlandSettings.applyServerSet(set, to: &settings)
             }
             for warning in outcome.warnings {
-                // A warning quotes the refused value, where a server may echo the token
-                // (whole, cut, padded or split): every run of its characters is hidden.
-                let shown = SecretRedaction.hiding(token.map { [$0] } ?? [], in: "\(warning)")
+                // A warning quotes what the server sent (an unknown key, a refused value),
+                // where it may echo the token (whole, cut, padded or split): every run of
+                // its characters is hidden there. The project's own key names are not
+                // server text, and stay readable whatever the token holds ("token" itself).
+                var shownWarning = warning
+                let secrets = token.map { [$0] } ?? []
+                switch warning.reason {
+                case .unknownKey: shownWarning.key = SecretRedaction.hiding(secrets, in: warning.key)
+                case .invalidValue(let value, let allowed):
+                    shownWarning.reason = .invalidValue(value: SecretRedaction.hiding(secrets, in: value), allowed: allowed)
+                case .notRemotelySettable: break
+                }
+                let shown = "\(shownWarning)"
                 Terminal.error("overland-sync: server set: \(shown)")
             }
             if verbose {

@@ -141,37 +141,44 @@ extension Journal {
         let path = targetPath ?? intent.targetPath
         var report = JournalMoveReport(targetID: intent.targetID, targetPath: path)
         if FileSystem.kind(path + "/manifest.json") == .file {
-            let target = try openPendingTarget(intent, at: path)
-            try wrap { () throws(JournalError) in
-                let lock = try target.exclusiveLock()
-                defer { lock?.unlock() }
-                var cursor = try self.cursor()
-                for segment in intent.segments {
-                    if cursor >= segment.end {
-                        try removeMovedSource(segment.name)
-                        continue
-                    }
-                    let built = try buildMovedSegment(segment, targetID: target.id)
-                    switch try target.state(of: built) {
-                    case .complete:
-                        break
-                    case .ours:
-                        // Part of it is in the target, where it may be synced: complete it
-                        // rather than leave records in both journals.
-                        do throws(MoveWriteError) {
-                            try target.writeMovedSegment(built)
-                        } catch {
-                            throw error.journalError
+            // With --target-lost, a target that cannot be used (another journal at that
+            // path, a hostile or damaged one, an I/O error) is taken as lost: the intent
+            // goes anyway, so that nothing there can lock this journal.
+            do throws(JournalMoveError) {
+                let target = try openPendingTarget(intent, at: path)
+                try wrap { () throws(JournalError) in
+                    let lock = try target.exclusiveLock()
+                    defer { lock?.unlock() }
+                    var cursor = try self.cursor()
+                    for segment in intent.segments {
+                        if cursor >= segment.end {
+                            try removeMovedSource(segment.name)
+                            continue
                         }
-                        try target.verifyMovedSegment(built)
-                    case .absent, .foreign:
-                        return
+                        let built = try buildMovedSegment(segment, targetID: target.id)
+                        switch try target.state(of: built) {
+                        case .complete:
+                            break
+                        case .ours:
+                            // Part of it is in the target, where it may be synced: complete it
+                            // rather than leave records in both journals.
+                            do throws(MoveWriteError) {
+                                try target.writeMovedSegment(built)
+                            } catch {
+                                throw error.journalError
+                            }
+                            try target.verifyMovedSegment(built)
+                        case .absent, .foreign:
+                            return
+                        }
+                        try advanceCursor(to: segment.end)
+                        cursor = segment.end
+                        try removeMovedSource(segment.name)
+                        report.add(built)
                     }
-                    try advanceCursor(to: segment.end)
-                    cursor = segment.end
-                    try removeMovedSource(segment.name)
-                    report.add(built)
                 }
+            } catch {
+                if !targetLost { throw error }
             }
         } else if !targetLost {
             throw .targetMissing(path: path, intent: intent)

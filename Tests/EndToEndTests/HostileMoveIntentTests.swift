@@ -57,4 +57,27 @@ struct HostileMoveIntentTests {
         let abortTargetLost = try sandbox.overland(["journal", "move", "--journal", sandbox.source, "--abort", "--target-lost"])
         #expect(abortTargetLost.exitStatus != 0 && abortTargetLost.stderrLines.count == 1, "nothing pending now: \(abortTargetLost)")
     }
+
+    @Test("a readable intent whose target path holds another journal: --abort says why, --abort --target-lost always clears it")
+    func intentWithAForeignTarget() throws {
+        let sandbox = try MoveSandbox(prefix: "overland-hostile-target")
+        try MoveRecords.makeSource(at: sandbox.source, cursor: 0)
+        let source = try Journal(path: sandbox.source).id.description
+        // The intent names one journal; the path holds another.
+        _ = try Journal(path: sandbox.target, create: true, deviceID: "other")
+        let named = "0123456789abcdef0123456789abcdef"
+        let intent = #"{"version":1,"source_journal_id":"\#(source)","target_journal_id":"\#(named)","target":"\#(sandbox.target)","segments":[{"name":"00000000000000000000.jsonl.gz","from":0,"end":20,"records":20,"target_first":0}]}"#
+        try FileManager.default.createDirectory(atPath: sandbox.source + "/state", withIntermediateDirectories: true)
+        try HostileJournalTests.write(Array(intent.utf8), to: sandbox.source + "/state/move.json")
+        let abort = try sandbox.overland(["journal", "move", "--journal", sandbox.source, "--abort"])
+        #expect(abort.exitStatus != 0 && abort.exitStatus != nil && abort.stderrLines.count == 1, "\(abort)")
+        let lost = try sandbox.overland(["journal", "move", "--journal", sandbox.source, "--abort", "--target-lost"])
+        #expect(lost.exitStatus == 0, "\(lost)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.source + "/state/move.json"))
+        var sync = ToolRunner(product: "overland-sync")
+        sync.environment = MoveSandbox.environment(sandbox.directory)
+        let dry = try sync.run(["--journal", sandbox.source, "--url", "http://127.0.0.1:9/", "--dry-run"])
+        #expect(dry.exitStatus == 0, "\(dry)")
+        #expect(try Journal(path: sandbox.source).statistics().records == 125, "every record stayed")
+    }
 }

@@ -195,6 +195,7 @@ enum StatusCommandFiles {
         let sandbox = try LogSandbox()
         #expect(try sandbox.logger.run(["--journal", sandbox.journal, try sandbox.driveFile()]).exitStatus == 0)
         try sandbox.writeSettings(#"{"endpoint": "https://example.com/overland", "token": "a-secret-token-4242"}"#)
+        chmod(sandbox.settingsPath, 0o600)  // a settings file with a token that others can read is warned about
         let text = try sandbox.overland.run(["status", "--journal", sandbox.journal])
         #expect(text.exitStatus == 0, "\(text)")
         #expect(text.stdoutText.contains("queued      5597 points"), "\(text.stdoutText)")
