@@ -33,8 +33,14 @@ public struct DecoderStatistics: Sendable, Equatable {
     public var invalidFixes = 0
     /// Valid fixes dropped because no date was known for them (see ``DatePolicy``).
     public var undatedFixes = 0
-    /// Stream dates moved forward by 1024 weeks (GPS week rollover, live reading only).
+    /// Stream dates moved forward by 1024 weeks (GPS week rollover, see ``GPSWeekRollover``).
     public var weekRolloverCorrections = 0
+    /// Sentences (or gpsd reports) that came after their reporting cycle had been emitted, dropped.
+    public var lateSentences = 0
+    /// Fixes dated more than a day after the system clock (a receiver's glitched date), dropped.
+    public var futureFixes = 0
+    /// Fixes whose time jumped away from the stream and back (one glitched date), dropped.
+    public var timeOutliers = 0
     /// gpsd JSON reports of class TPV read.
     public var positionReports = 0
     /// gpsd JSON reports of other classes (VERSION, DEVICES, WATCH, SKY, ...), ignored.
@@ -66,6 +72,9 @@ public struct DecoderStatistics: Sendable, Equatable {
         invalidFixes += other.invalidFixes
         undatedFixes += other.undatedFixes
         weekRolloverCorrections += other.weekRolloverCorrections
+        lateSentences += other.lateSentences
+        futureFixes += other.futureFixes
+        timeOutliers += other.timeOutliers
         positionReports += other.positionReports
         ignoredReports += other.ignoredReports
         malformedReports += other.malformedReports
@@ -99,6 +108,9 @@ public struct DecoderStatistics: Sendable, Equatable {
             (invalidFixes, "invalid fixes"),
             (undatedFixes, "undated fixes"),
             (weekRolloverCorrections, "week rollover corrections"),
+            (lateSentences, "late sentences"),
+            (futureFixes, "fixes dated in the future"),
+            (timeOutliers, "time outliers"),
         ]
         for (count, label) in details where count > 0 {
             parts.append("\(count) \(label)")

@@ -15,12 +15,18 @@ public struct LogInput: Sendable {
     public var isLive: Bool
     /// Bytes in the input, when known (for progress).
     public var size: Int?
+    /// For inputs that come back (a serial port unplugged and plugged in again, gpsd
+    /// restarted): called after the input ended or failed, about twice a second, until it
+    /// returns a new descriptor to read on. The session then owns the descriptors it got,
+    /// and closes the last one. Nil: the end of the input is the end.
+    public var reopen: (@Sendable () -> Int32?)?
 
-    public init(name: String, fileDescriptor: Int32, isLive: Bool, size: Int?) {
+    public init(name: String, fileDescriptor: Int32, isLive: Bool, size: Int?, reopen: (@Sendable () -> Int32?)? = nil) {
         self.name = name
         self.fileDescriptor = fileDescriptor
         self.isLive = isLive
         self.size = size
+        self.reopen = reopen
     }
 }
 
@@ -52,7 +58,13 @@ public final class LoggingSession {
     /// Called to reload the settings; returns the new recorder configuration.
     public var onReload: () -> RecorderConfiguration? = { nil }
 
+    /// The seconds the journal holds points for: fixes of those seconds are not logged
+    /// again. Nil: no such check.
+    public var timeIndex: JournalTimeIndex?
+
     public private(set) var decoderStatistics = DecoderStatistics()
+    /// The statistics of the input being read, as of the last ``onNoFix``.
+    public private(set) var liveStatistics = DecoderStatistics()
     public private(set) var recordsAppended = 0
     public private(set) var commitFailures = 0
 
@@ -65,38 +77,106 @@ public final class LoggingSession {
         self.datePolicy = datePolicy
     }
 
-    /// Reads `input` to its end, or until `checkSignals` says stop. Returns false when
-    /// told to stop.
-    public func run(_ input: LogInput, checkSignals: () -> StopRequest?) -> Bool {
-        var source = FixSource(choice: inputFormat, datePolicy: datePolicy(input))
+    /// How reading one input ended.
+    public struct RunResult: Sendable {
+        /// False when told to stop before the end of the input.
+        public var finished: Bool
+        /// Bytes read.
+        public var bytesRead: Int
+        /// Whether anything in the input was NMEA or gpsd JSON (a sentence or report of any type).
+        public var recognisedAnything: Bool
+        /// When nothing was recognised: what the input held instead.
+        public var contentDescription: String
+    }
+
+    /// Called once when a live input has produced no fix for ``noFixNotice`` seconds (since
+    /// it was opened, or since its last fix), with the input and the seconds.
+    public var onNoFix: (LogInput, Double) -> Void = { _, _ in }
+    /// Called when a reopenable input ended or failed, and when it was opened again.
+    public var onDisconnect: (LogInput) -> Void = { _ in }
+    public var onReconnect: (LogInput) -> Void = { _ in }
+    /// Called when a live input produces a fix again after ``onNoFix``.
+    public var onFixAgain: (LogInput) -> Void = { _ in }
+    /// Seconds without a fix on a live input before ``onNoFix`` is called.
+    public var noFixNotice = 60.0
+
+    /// Reads `input` to its end, or until `checkSignals` says stop.
+    public func run(_ input: LogInput, checkSignals: () -> StopRequest?) -> RunResult {
+        var source = FixSource(choice: inputFormat, datePolicy: datePolicy(input), isLive: input.isLive)
         recorder.startNewStream()
         var buffer = [UInt8](repeating: 0, count: 65_536)
         var fixes: [Fix] = []
         var total = 0
         var stopped = false
+        var quiet = QuietInterval()
+        var fd = input.fileDescriptor
+        defer { if input.reopen != nil && fd >= 0 { close(fd) } }
+        var lastData = monotonicSeconds()
+        var lastFix = lastData
+        var toldNoFix = false
+        func noteFixes() {
+            guard input.isLive else { return }
+            for fix in fixes { quiet.observe(fix) }
+            let now = monotonicSeconds()
+            if !fixes.isEmpty {
+                lastFix = now
+                if toldNoFix { onFixAgain(input) }
+                toldNoFix = false
+            } else if !toldNoFix && now - lastFix >= noFixNotice {
+                toldNoFix = true
+                liveStatistics = source.statistics
+                onNoFix(input, now - lastFix)
+            }
+        }
         reading: while true {
             if let request = checkSignals() {
                 if request == .stop { stopped = true; break reading }
                 if let configuration = onReload() { recorder.configuration = configuration }
             }
             if input.isLive {
-                // Wait for input, but wake for due commits and for signals.
-                let wait = min(0.25, appender.secondsUntilCommit() ?? 0.25)
-                var descriptor = pollfd(fd: input.fileDescriptor, events: Int16(POLLIN), revents: 0)
+                // Wait for input, but wake for due commits, for signals, and when the input
+                // has been quiet long enough to complete the open reporting cycle.
+                var wait = min(0.25, appender.secondsUntilCommit() ?? 0.25)
+                if source.hasOpenCycle { wait = min(wait, max(0, lastData + quiet.seconds - monotonicSeconds())) }
+                var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
                 let ready = poll(&descriptor, 1, Int32((wait * 1000).rounded(.up)))
                 if ready == 0 || (ready < 0 && errno == EINTR) {
+                    if source.hasOpenCycle && monotonicSeconds() - lastData >= quiet.seconds {
+                        source.closeCycle(into: &fixes)
+                    }
+                    noteFixes()
+                    record(&fixes)
                     commitIfDue()
                     continue
                 }
             }
-            let count = buffer.withUnsafeMutableBytes { read(input.fileDescriptor, $0.baseAddress!, $0.count) }
-            if count < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                break reading // a vanished serial device ends this input like end of file
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+            if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+            if count <= 0 {
+                // End of input, or a vanished device (EIO, ENXIO): the end, unless it comes back.
+                guard let reopen = input.reopen else { break reading }
+                source.finish(into: &fixes)
+                record(&fixes)
+                commit()
+                close(fd)
+                fd = -1
+                onDisconnect(input)
+                while true {
+                    if let request = checkSignals(), request == .stop { stopped = true; break reading }
+                    if let opened = reopen() {
+                        fd = opened
+                        break
+                    }
+                    usleep(500_000)
+                }
+                lastData = monotonicSeconds()
+                onReconnect(input)
+                continue
             }
-            if count == 0 { break reading }
             total += count
             buffer.withUnsafeBytes { source.push(UnsafeRawBufferPointer(rebasing: $0[0..<count]), into: &fixes) }
+            if input.isLive { lastData = monotonicSeconds() }
+            noteFixes()
             record(&fixes)
             onProgress(input, total)
             commitIfDue(inBackground: !input.isLive)
@@ -105,7 +185,8 @@ public final class LoggingSession {
         source.finish(into: &fixes)
         record(&fixes)
         decoderStatistics.add(source.statistics)
-        return !stopped
+        return RunResult(finished: !stopped, bytesRead: total, recognisedAnything: source.recognisedAnything,
+                         contentDescription: source.contentDescription)
     }
 
     private func record(_ fixes: inout [Fix]) {
@@ -113,9 +194,14 @@ public final class LoggingSession {
         let snapshot = device.snapshot(now: monotonicSeconds())
         var line: [UInt8] = []
         for fix in fixes {
+            if let timeIndex, timeIndex.contains(fix.time) {
+                recorder.noteAlreadyLogged(fix)
+                continue
+            }
             for event in recorder.process(fix, device: snapshot, payloadSize: fixes.count) {
                 switch event {
                 case .point(let point):
+                    timeIndex?.insert(point.timestamp)
                     line.removeAll(keepingCapacity: true)
                     point.encodeJSONLine(into: &line, options: recorder.configuration.encoding)
                     append(line)
