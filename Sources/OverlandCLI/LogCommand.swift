@@ -68,7 +68,7 @@ public struct LogCommand: ParsableCommand {
 
     @OptionGroup var journalOptions: JournalOptions
 
-    @Option(help: "Input format: auto (detected from the first line), nmea, or gpsd (gpspipe -w JSON).")
+    @Option(help: "Input format: auto (detected from the first bytes), nmea, gpsd (gpspipe -w JSON), or ubx (u-blox UBX with NMEA).")
     var input: InputFormatChoice = .automatic
 
     @Option(help: ArgumentHelp("The UTC date of the first fix, for streams that carry only times of day.", valueName: "yyyy-mm-dd"))
@@ -392,4 +392,7 @@ public struct LogCommand: ParsableCommand {
     }
 }
 
-extension InputFormatChoice: ExpressibleByArgument {}
+extension InputFormatChoice: ExpressibleByArgument {
+    public init?(argument: String) { self.init(rawValue: argument) }
+    public static var allValueStrings: [String] { allNames }
+}

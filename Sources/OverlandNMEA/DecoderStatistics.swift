@@ -41,6 +41,18 @@ public struct DecoderStatistics: Sendable, Equatable {
     public var futureFixes = 0
     /// Fixes whose time jumped away from the stream and back (one glitched date), dropped.
     public var timeOutliers = 0
+    /// UBX frames with a good checksum.
+    public var binaryFrames = 0
+    /// UBX NAV-PVT frames (position, velocity, time) among them.
+    public var positionFrames = 0
+    /// UBX frames of other messages, ignored.
+    public var ignoredFrames = 0
+    /// UBX frames with a bad checksum or cut short, skipped.
+    public var brokenFrames = 0
+    /// UBX frames with values out of range, skipped.
+    public var malformedFrames = 0
+    /// NMEA fixes dropped because UBX NAV-PVT reports the same epochs.
+    public var supersededFixes = 0
     /// gpsd JSON reports of class TPV read.
     public var positionReports = 0
     /// gpsd JSON reports of other classes (VERSION, DEVICES, WATCH, SKY, ...), ignored.
@@ -75,6 +87,12 @@ public struct DecoderStatistics: Sendable, Equatable {
         lateSentences += other.lateSentences
         futureFixes += other.futureFixes
         timeOutliers += other.timeOutliers
+        binaryFrames += other.binaryFrames
+        positionFrames += other.positionFrames
+        ignoredFrames += other.ignoredFrames
+        brokenFrames += other.brokenFrames
+        malformedFrames += other.malformedFrames
+        supersededFixes += other.supersededFixes
         positionReports += other.positionReports
         ignoredReports += other.ignoredReports
         malformedReports += other.malformedReports
@@ -88,6 +106,9 @@ public struct DecoderStatistics: Sendable, Equatable {
         var parts = ["\(lines) \(lines == 1 ? "line" : "lines")"]
         if sentences > 0 {
             parts.append("\(sentences) sentences (\(acceptedSentences) accepted)")
+        }
+        if binaryFrames > 0 {
+            parts.append("\(binaryFrames) UBX frames (\(positionFrames) NAV-PVT)")
         }
         if positionReports > 0 || ignoredReports > 0 {
             parts.append("\(positionReports) TPV reports")
@@ -109,6 +130,10 @@ public struct DecoderStatistics: Sendable, Equatable {
             (undatedFixes, "undated fixes"),
             (weekRolloverCorrections, "week rollover corrections"),
             (lateSentences, "late sentences"),
+            (ignoredFrames, "ignored UBX frames"),
+            (brokenFrames, "broken UBX frames"),
+            (malformedFrames, "malformed UBX frames"),
+            (supersededFixes, "NMEA fixes superseded by UBX"),
             (futureFixes, "fixes dated in the future"),
             (timeOutliers, "time outliers"),
         ]

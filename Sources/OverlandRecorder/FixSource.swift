@@ -1,17 +1,13 @@
 import OverlandJournal
 import OverlandNMEA
 
-/// The decoder for one input: NMEA 0183 or gpsd JSON, chosen by the caller or detected
-/// from the first line that is neither blank nor a `#` comment (`{` means gpsd JSON).
+/// The decoder for one input: the format chosen by the caller, or detected from the
+/// stream's first bytes by the sniffers of ``InputDecoders`` (gpsd JSON, u-blox UBX, else
+/// NMEA), then the ``FixTimeGate`` for every format.
 struct FixSource {
-    private enum State {
-        case detecting([UInt8])
-        case nmea(NMEAStreamDecoder)
-        case gpsd(GPSDStreamDecoder)
-    }
-
-    private var state: State
-    private let datePolicy: DatePolicy
+    private var detecting: [UInt8]? = []
+    private var decoder: (any InputDecoder)?
+    private let options: DecoderOptions
     private var gate: FixTimeGate
     /// Decoded fixes before the time gate.
     private var decoded: [Fix] = []
@@ -22,39 +18,33 @@ struct FixSource {
     /// Bytes kept while detecting, at most: past that the input is taken for NMEA.
     private static let detectionLimit = 4096
 
-    private let isLive: Bool
-
     init(choice: InputFormatChoice, datePolicy: DatePolicy, isLive: Bool = false,
          now: @escaping @Sendable () -> Int64 = { Journal.currentTime() }) {
-        self.datePolicy = datePolicy
-        self.isLive = isLive
+        options = DecoderOptions(datePolicy: datePolicy, closesCyclesEarly: isLive)
         gate = FixTimeGate(now: now)
-        switch choice {
-        case .automatic: state = .detecting([])
-        case .nmea: state = .nmea(NMEAStreamDecoder(datePolicy: datePolicy, closesCyclesEarly: isLive))
-        case .gpsd: state = .gpsd(GPSDStreamDecoder())
+        if let format = choice.decoder {
+            decoder = format.init(options: options)
+            detecting = nil
         }
     }
 
+    /// The name of the format being decoded, once known.
+    var formatName: String? { decoder.map { type(of: $0).formatName } }
+
     var statistics: DecoderStatistics {
-        var statistics: DecoderStatistics
-        switch state {
-        case .detecting: statistics = DecoderStatistics()
-        case .nmea(let decoder): statistics = decoder.statistics
-        case .gpsd(let decoder): statistics = decoder.statistics
-        }
+        var statistics = decoder?.statistics ?? DecoderStatistics()
         statistics.futureFixes += gate.futureFixes
         statistics.timeOutliers += gate.timeOutliers
         statistics.fixes -= gate.futureFixes + gate.timeOutliers
         return statistics
     }
 
-    /// Whether anything in the input was NMEA or gpsd JSON: a sentence of a type that can
-    /// carry a fix (RMC, GGA, GNS, GLL, GSA, GST, VTG, ZDA; with a fix or without), or a
-    /// gpsd report of any class. False for a file of something else entirely.
+    /// Whether anything in the input was a format's own: a sentence of a type that can
+    /// carry a fix (RMC, GGA, GNS, GLL, GSA, GST, VTG, ZDA; with a fix or without), a gpsd
+    /// report of any class, a UBX frame. False for a file of something else entirely.
     var recognisedAnything: Bool {
         let s = statistics
-        return s.acceptedSentences + s.positionReports + s.ignoredReports > 0
+        return s.acceptedSentences + s.positionReports + s.ignoredReports + s.binaryFrames > 0
     }
 
     /// What the input held when nothing in it was recognised, e.g. "142312 bytes of binary data".
@@ -74,7 +64,7 @@ struct FixSource {
             sampled += min(bytes.count, 4096 - sampled)
         }
         bytesRead += bytes.count
-        decode(bytes)
+        decode(bytes, isComplete: false)
         admit(into: &fixes)
     }
 
@@ -84,70 +74,61 @@ struct FixSource {
         decoded.removeAll(keepingCapacity: true)
     }
 
-    private mutating func decode(_ bytes: UnsafeRawBufferPointer) {
-        switch state {
-        case .detecting(var seen):
+    private mutating func decode(_ bytes: UnsafeRawBufferPointer, isComplete: Bool) {
+        if var seen = detecting {
             seen.append(contentsOf: bytes)
-            guard let format = InputFormat.detect(seen) ?? (seen.count > Self.detectionLimit ? .nmea : nil) else {
-                state = .detecting(seen)
+            let format = InputDecoders.detect(seen[...], isComplete: isComplete)
+                ?? (isComplete || seen.count > Self.detectionLimit ? NMEAStreamDecoder.self : nil)
+            guard let format else {
+                detecting = seen
                 return
             }
-            state = format == .gpsdJSON ? .gpsd(GPSDStreamDecoder()) : .nmea(NMEAStreamDecoder(datePolicy: datePolicy, closesCyclesEarly: isLive))
-            seen.withUnsafeBytes { decode($0) }
-        case .nmea(var decoder):
-            state = .detecting([]) // drop the second reference: no copy-on-write of its buffers
-            decoder.push(bytes, into: &decoded)
-            state = .nmea(decoder)
-        case .gpsd(var decoder):
-            state = .detecting([])
-            decoder.push(bytes, into: &decoded)
-            state = .gpsd(decoder)
+            detecting = nil
+            decoder = format.init(options: options)
+            seen.withUnsafeBytes { decode($0, isComplete: isComplete) }
+            return
         }
+        decoder?.push(bytes, into: &decoded)
     }
 
     /// Whether a fix waits for the rest of its reporting cycle.
-    var hasOpenCycle: Bool {
-        switch state {
-        case .detecting: return false
-        case .nmea(let decoder): return decoder.hasOpenCycle
-        case .gpsd(let decoder): return decoder.hasOpenCycle
-        }
-    }
+    var hasOpenCycle: Bool { decoder?.hasOpenCycle ?? false }
 
     /// Completes the open reporting cycle now: the input went quiet.
     mutating func closeCycle(into fixes: inout [Fix]) {
-        switch state {
-        case .detecting: break
-        case .nmea(var decoder):
-            state = .detecting([])
-            decoder.closeCycle(into: &decoded)
-            state = .nmea(decoder)
-        case .gpsd(var decoder):
-            state = .detecting([])
-            decoder.closeCycle(into: &decoded)
-            state = .gpsd(decoder)
-        }
+        decoder?.closeCycle(into: &decoded)
         admit(into: &fixes)
     }
 
     mutating func finish(into fixes: inout [Fix]) {
-        if case .detecting(let seen) = state {
-            let format = InputFormat.detect(seen, isComplete: true) ?? .nmea
-            state = format == .gpsdJSON ? .gpsd(GPSDStreamDecoder()) : .nmea(NMEAStreamDecoder(datePolicy: datePolicy, closesCyclesEarly: isLive))
-            seen.withUnsafeBytes { decode($0) }
+        if detecting != nil {
+            [UInt8]().withUnsafeBytes { decode($0, isComplete: true) }
         }
-        switch state {
-        case .detecting: break
-        case .nmea(var decoder):
-            state = .detecting([])
-            decoder.finish(into: &decoded)
-            state = .nmea(decoder)
-        case .gpsd(var decoder):
-            state = .detecting([])
-            decoder.finish(into: &decoded)
-            state = .gpsd(decoder)
-        }
+        decoder?.finish(into: &decoded)
         admit(into: &fixes)
         gate.finish()
     }
+}
+
+/// Which decoder reads the input: `auto` (detected), or a format of ``InputDecoders``.
+public struct InputFormatChoice: Sendable, Equatable, Hashable, RawRepresentable {
+    public let rawValue: String
+
+    public init?(rawValue: String) {
+        guard rawValue == "auto" || InputDecoders.named(rawValue) != nil else { return nil }
+        self.rawValue = rawValue
+    }
+
+    private init(known: String) { rawValue = known }
+
+    public static let automatic = InputFormatChoice(known: "auto")
+    public static let nmea = InputFormatChoice(known: "nmea")
+    public static let gpsd = InputFormatChoice(known: "gpsd")
+    public static let ubx = InputFormatChoice(known: "ubx")
+
+    /// Every value `--input` takes.
+    public static var allNames: [String] { ["auto"] + InputDecoders.all.map { $0.formatName } }
+
+    /// The decoder chosen, nil for `auto`.
+    var decoder: (any InputDecoder.Type)? { InputDecoders.named(rawValue) }
 }

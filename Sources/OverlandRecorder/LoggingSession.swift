@@ -275,10 +275,3 @@ public final class LoggingSession {
         }
     }
 }
-
-/// Which decoder reads the input.
-public enum InputFormatChoice: String, Sendable, CaseIterable {
-    case automatic = "auto"
-    case nmea
-    case gpsd
-}

@@ -211,3 +211,55 @@ struct LogSourcesTests {
         return child
     }
 }
+
+/// u-blox UBX mixed with NMEA, through the logger: points carry the receiver's accuracies.
+/// The frames are generated from known values (no real UBX capture with gpsd's reports is
+/// available offline); the unit tests check each field.
+@Suite("overland-log: u-blox UBX")
+struct LogUBXTests {
+    static func frame(_ messageClass: UInt8, _ id: UInt8, _ payload: [UInt8]) -> [UInt8] {
+        let body = [messageClass, id, UInt8(payload.count & 0xFF), UInt8(payload.count >> 8)] + payload
+        var a: UInt8 = 0, b: UInt8 = 0
+        for byte in body { a = a &+ byte; b = b &+ a }
+        return [0xB5, 0x62] + body + [a, b]
+    }
+
+    static func le<T: FixedWidthInteger>(_ value: T) -> [UInt8] { withUnsafeBytes(of: value.littleEndian) { Array($0) } }
+
+    /// NAV-PVT at 2026-11-20T12:30:(15 + index)Z, hAcc 1.234 m, vAcc 2.5 m, sAcc 0.21 m/s, headAcc 0.75°.
+    static func pvt(_ index: Int) -> [UInt8] {
+        var p = le(UInt32(417_600_000 + index * 1000)) + le(UInt16(2026)) + [11, 20, 12, 30, UInt8(15 + index), 0x07]
+        p += le(UInt32(25)) + le(Int32(0)) + [3, 0x01, 0, 14]
+        p += le(Int32(-1_223_320_708)) + le(Int32(476_062_095 + index * 100))
+        p += le(Int32(30_500)) + le(Int32(52_250)) + le(UInt32(1234)) + le(UInt32(2500))
+        p += le(Int32(0)) + le(Int32(0)) + le(Int32(0)) + le(Int32(13_900)) + le(Int32(27_150_000))
+        p += le(UInt32(210)) + le(UInt32(75_000)) + le(UInt16(133)) + [0, 0, 0, 0, 0, 0] + le(Int32(0)) + le(Int16(0)) + le(UInt16(0))
+        return frame(0x01, 0x07, p)
+    }
+
+    @Test func ubxPointsCarryTheReceiversAccuracies() throws {
+        let sandbox = try LogSandbox()
+        var bytes: [UInt8] = []
+        for index in 0..<10 {
+            bytes += Array(nmea("GNRMC,1230\(15 + index).00,A,4736.37257,N,12219.92425,W,27.020,271.50,201126,,,A").utf8)
+            bytes += Self.pvt(index)
+        }
+        let path = try sandbox.file("ublox.ubx", bytes)
+        let result = try sandbox.log([path, "--stats"])
+        #expect(result.succeeded, "\(result)")
+        #expect(result.stderrText.contains("10 UBX frames (10 NAV-PVT)"), "\(result.stderrText)")
+        let records = try sandbox.records()
+        #expect(records.count == 10)
+        let first = try #require(records.first)
+        #expect(first.timestampText == "2026-11-20T12:30:15Z")
+        #expect(first.raw("horizontal_accuracy") == "1")
+        #expect(first.raw("vertical_accuracy") == "3")
+        #expect(first.raw("speed_accuracy") == "0.21")
+        #expect(first.raw("course_accuracy") == "0.75")
+        #expect(first.altitude == 52)
+        // The same bytes read as --input nmea: UBX skipped, NMEA fixes without accuracy.
+        let other = try LogSandbox()
+        #expect(try other.log([path, "--input", "nmea"]).succeeded)
+        #expect(try other.records().first?.raw("speed_accuracy") == "-1")
+    }
+}
