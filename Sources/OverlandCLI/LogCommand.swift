@@ -170,26 +170,25 @@ public struct LogCommand: ParsableCommand {
         let session = LoggingSession(
             appender: appender,
             recorder: Recorder(configuration: configuration),
-            device: DeviceStatusReader(batteryPath: settings.batteryPath),
-            inputFormat: gpsd ? .gpsd : input,
-            datePolicy: { input in
-                if let fixedDate { return .fixed(year: fixedDate.0, month: fixedDate.1, day: fixedDate.2) }
-                return input.isLive ? .systemClock(now: { Journal.currentTime() }) : .fromStreamOnly
-            }
+            device: DeviceStatusReader(batteryPath: settings.batteryPath)
         )
+        let reader = LogReader(session: session, inputFormat: gpsd ? .gpsd : input, datePolicy: { input in
+            if let fixedDate { return .fixed(year: fixedDate.0, month: fixedDate.1, day: fixedDate.2) }
+            return input.isLive ? .systemClock(now: { Journal.currentTime() }) : .fromStreamOnly
+        })
         // What the journal already holds is not logged again (a capture imported twice).
         session.timeIndex = try journal.timeIndex(timestamp: LocationFeature.pointTimestamp(in:))
-        session.noFixNotice = noFixWarning
-        session.onNoFix = { input, seconds in
-            Terminal.error("overland-log: \(input.name): no fix for \(Int(seconds)) s: \(session.liveStatistics.summary())")
+        reader.noFixNotice = noFixWarning
+        reader.onNoFix = { input, seconds in
+            Terminal.error("overland-log: \(input.name): no fix for \(Int(seconds)) s: \(reader.liveStatistics.summary())")
         }
-        session.onDisconnect = { input in
+        reader.onDisconnect = { input in
             Terminal.error("overland-log: \(input.name): gone; waiting for it to come back")
         }
-        session.onReconnect = { input in
+        reader.onReconnect = { input in
             Terminal.error("overland-log: \(input.name): back")
         }
-        session.onFixAgain = { input in
+        reader.onFixAgain = { input in
             Terminal.error("overland-log: \(input.name): fixes again")
         }
         session.onCommitFailure = { error in
@@ -199,7 +198,7 @@ public struct LogCommand: ParsableCommand {
         // file that no longer loads keeps the last good settings running.
         let settingsWatcher = FileChangeWatcher(path: journalOptions.settingsOptions.path)
         let tripWatcher = FileChangeWatcher(path: journal.statePath(of: Trip.stateName))
-        session.onReload = {
+        reader.onReload = {
             do {
                 settings = try journalOptions.settings()
                 appender.policy.commitInterval = commitInterval ?? settings.commitInterval
@@ -221,7 +220,7 @@ public struct LogCommand: ParsableCommand {
                     }
                     try Trip.clear(in: journal)
                 }
-                if let configuration = session.onReload() { session.recorder.configuration = configuration }
+                if let configuration = reader.onReload() { session.recorder.configuration = configuration }
             } catch {
                 Terminal.error("overland-log: the trip could not be stopped automatically: \(error)")
             }
@@ -233,7 +232,7 @@ public struct LogCommand: ParsableCommand {
             let changed = [settingsWatcher.hasChanged(now: now), tripWatcher.hasChanged(now: now)]
             return changed.contains(true) ? .reload : nil
         }
-        session.onProgress = { input, done in
+        reader.onProgress = { input, done in
             guard let size = input.size, size > 0 else { return }
             Terminal.progress("\(input.name): \(done * 100 / size)%")
         }
@@ -248,7 +247,7 @@ public struct LogCommand: ParsableCommand {
             do { input = try open(name) } catch { session.commit(); throw error } // keep the earlier inputs' points
             // A reopenable input's descriptors belong to the session.
             defer { if input.fileDescriptor != 0 && input.reopen == nil { close(input.fileDescriptor) } }
-            let result = session.run(input, checkSignals: checkSignals)
+            let result = reader.run(input, checkSignals: checkSignals)
             Terminal.clearProgress()
             if result.finished && result.bytesRead > 0 && !result.recognisedAnything {
                 // Input with nothing recognisable: the user's to fix (wrong file, wrong port speed).

@@ -1,195 +1,47 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import OverlandJournal
 import OverlandNMEA
 import OverlandProtocol
 
-/// One input stream for the logger: a file, a serial port or standard input.
-public struct LogInput: Sendable {
-    /// How the input is named in messages ("capture.nmea", "standard input").
-    public var name: String
-    public var fileDescriptor: Int32
-    /// A live stream (pipe, terminal, serial port, socket): waited on with a deadline, dated
-    /// by the system clock when the stream carries no date. Otherwise a file, read in bulk.
-    public var isLive: Bool
-    /// Bytes in the input, when known (for progress).
-    public var size: Int?
-    /// For inputs that come back (a serial port unplugged and plugged in again, gpsd
-    /// restarted): called after the input ended or failed, about twice a second, until it
-    /// returns a new descriptor to read on. The session then owns the descriptors it got,
-    /// and closes the last one. Nil: the end of the input is the end.
-    public var reopen: (@Sendable () -> Int32?)?
-
-    public init(name: String, fileDescriptor: Int32, isLive: Bool, size: Int?, reopen: (@Sendable () -> Int32?)? = nil) {
-        self.name = name
-        self.fileDescriptor = fileDescriptor
-        self.isLive = isLive
-        self.size = size
-        self.reopen = reopen
-    }
-}
-
-/// Why a session stopped reading before the end of its input.
-public enum StopRequest: Sendable, Equatable {
-    /// Stop now, commit, exit (SIGTERM, SIGINT).
-    case stop
-    /// Reload the settings (SIGHUP, or the settings file changed), then go on.
-    case reload
-}
-
-/// The logger's main loop: reads inputs, decodes fixes, turns them into points and
-/// appends them to the journal, committing per the journal's policy. It owns no terminal
-/// and no signals: the caller passes a function that says when to stop or reload.
+/// From fixes to the journal: the recorder's filters and events, the records they lead to,
+/// and commits per the journal's policy. It reads nothing and owns no terminal or signals:
+/// the command's reader (`overland-log`'s input loop) hands it the fixes of its inputs.
 public final class LoggingSession {
     public let appender: JournalAppender
     public var recorder: Recorder
-    public var inputFormat: InputFormatChoice
-    public var datePolicy: (LogInput) -> DatePolicy
     private let device: DeviceStatusReader
 
     /// Called when a commit fails: the records stay in memory and the next commit tries
     /// again on a new segment.
     public var onCommitFailure: (JournalError) -> Void = { _ in }
-    /// Called after each chunk of input with (input, bytes read so far).
-    public var onProgress: (LogInput, Int) -> Void = { _, _ in }
     /// Called when auto-pause begins (the time of the fix), e.g. to end the active trip.
     public var onPause: (Int64) -> Void = { _ in }
-    /// Called to reload the settings; returns the new recorder configuration.
-    public var onReload: () -> RecorderConfiguration? = { nil }
 
     /// The seconds the journal holds points for: fixes of those seconds are not logged
     /// again. Nil: no such check.
     public var timeIndex: JournalTimeIndex?
 
     public private(set) var decoderStatistics = DecoderStatistics()
-    /// The statistics of the input being read, as of the last ``onNoFix``.
-    public private(set) var liveStatistics = DecoderStatistics()
     public private(set) var recordsAppended = 0
     public private(set) var commitFailures = 0
 
-    public init(appender: JournalAppender, recorder: Recorder, device: DeviceStatusReader,
-                inputFormat: InputFormatChoice = .automatic, datePolicy: @escaping (LogInput) -> DatePolicy) {
+    public init(appender: JournalAppender, recorder: Recorder, device: DeviceStatusReader) {
         self.appender = appender
         self.recorder = recorder
         self.device = device
-        self.inputFormat = inputFormat
-        self.datePolicy = datePolicy
     }
 
-    /// How reading one input ended.
-    public struct RunResult: Sendable {
-        /// False when told to stop before the end of the input.
-        public var finished: Bool
-        /// Bytes read.
-        public var bytesRead: Int
-        /// Whether anything in the input was NMEA or gpsd JSON (a sentence or report of any type).
-        public var recognisedAnything: Bool
-        /// When nothing was recognised: what the input held instead.
-        public var contentDescription: String
-    }
-
-    /// Called once when a live input has produced no fix for ``noFixNotice`` seconds (since
-    /// it was opened, or since its last fix), with the input and the seconds.
-    public var onNoFix: (LogInput, Double) -> Void = { _, _ in }
-    /// Called when a reopenable input ended or failed, and when it was opened again.
-    public var onDisconnect: (LogInput) -> Void = { _ in }
-    public var onReconnect: (LogInput) -> Void = { _ in }
-    /// Called when a live input produces a fix again after ``onNoFix``.
-    public var onFixAgain: (LogInput) -> Void = { _ in }
-    /// Seconds without a fix on a live input before ``onNoFix`` is called.
-    public var noFixNotice = 60.0
-
-    /// Reads `input` to its end, or until `checkSignals` says stop.
-    public func run(_ input: LogInput, checkSignals: () -> StopRequest?) -> RunResult {
-        var source = FixSource(choice: inputFormat, datePolicy: datePolicy(input), isLive: input.isLive)
+    /// Starts an unrelated stream (a new input): the last point is forgotten.
+    public func startStream() {
         recorder.startNewStream()
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        var fixes: [Fix] = []
-        var total = 0
-        var stopped = false
-        var quiet = QuietInterval()
-        var fd = input.fileDescriptor
-        defer { if input.reopen != nil && fd >= 0 { close(fd) } }
-        var lastData = monotonicSeconds()
-        var lastFix = lastData
-        var toldNoFix = false
-        func noteFixes() {
-            guard input.isLive else { return }
-            for fix in fixes { quiet.observe(fix) }
-            let now = monotonicSeconds()
-            if !fixes.isEmpty {
-                lastFix = now
-                if toldNoFix { onFixAgain(input) }
-                toldNoFix = false
-            } else if !toldNoFix && now - lastFix >= noFixNotice {
-                toldNoFix = true
-                liveStatistics = source.statistics
-                onNoFix(input, now - lastFix)
-            }
-        }
-        reading: while true {
-            if let request = checkSignals() {
-                if request == .stop { stopped = true; break reading }
-                if let configuration = onReload() { recorder.configuration = configuration }
-            }
-            if input.isLive {
-                // Wait for input, but wake for due commits, for signals, and when the input
-                // has been quiet long enough to complete the open reporting cycle.
-                var wait = min(0.25, appender.secondsUntilCommit() ?? 0.25)
-                if source.hasOpenCycle { wait = min(wait, max(0, lastData + quiet.seconds - monotonicSeconds())) }
-                var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                let ready = poll(&descriptor, 1, Int32((wait * 1000).rounded(.up)))
-                if ready == 0 || (ready < 0 && errno == EINTR) {
-                    if source.hasOpenCycle && monotonicSeconds() - lastData >= quiet.seconds {
-                        source.closeCycle(into: &fixes)
-                    }
-                    noteFixes()
-                    record(&fixes)
-                    commitIfDue()
-                    continue
-                }
-            }
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
-            if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
-            if count <= 0 {
-                // End of input, or a vanished device (EIO, ENXIO): the end, unless it comes back.
-                guard let reopen = input.reopen else { break reading }
-                source.finish(into: &fixes)
-                record(&fixes)
-                commit()
-                close(fd)
-                fd = -1
-                onDisconnect(input)
-                while true {
-                    if let request = checkSignals(), request == .stop { stopped = true; break reading }
-                    if let opened = reopen() {
-                        fd = opened
-                        break
-                    }
-                    usleep(500_000)
-                }
-                lastData = monotonicSeconds()
-                onReconnect(input)
-                continue
-            }
-            total += count
-            buffer.withUnsafeBytes { source.push(UnsafeRawBufferPointer(rebasing: $0[0..<count]), into: &fixes) }
-            if input.isLive { lastData = monotonicSeconds() }
-            noteFixes()
-            record(&fixes)
-            onProgress(input, total)
-            commitIfDue(inBackground: !input.isLive)
-        }
-        // The last reporting cycle is complete once the input ends or we are told to stop.
-        source.finish(into: &fixes)
-        record(&fixes)
-        decoderStatistics.add(source.statistics)
-        return RunResult(finished: !stopped, bytesRead: total, recognisedAnything: source.recognisedAnything,
-                         contentDescription: source.contentDescription)
     }
 
-    private func record(_ fixes: inout [Fix]) {
+    /// Adds the statistics of an input read to its end.
+    public func addDecoderStatistics(_ statistics: DecoderStatistics) {
+        decoderStatistics.add(statistics)
+    }
+
+    /// Turns fixes into points and records, appended to the journal; empties `fixes`.
+    public func record(_ fixes: inout [Fix]) {
         guard !fixes.isEmpty else { return }
         let snapshot = device.snapshot(now: monotonicSeconds())
         var line: [UInt8] = []
@@ -246,7 +98,7 @@ public final class LoggingSession {
     /// A file is read as fast as it can be: its commits due by size are compressed and
     /// written on a second thread while this one decodes on. A live stream, and a commit
     /// due by time (`--commit-interval 0` asks for one per point), commit here and now.
-    private func commitIfDue(inBackground: Bool = false) {
+    public func commitIfDue(inBackground: Bool = false) {
         guard appender.commitIsDue() else { return }
         guard inBackground, appender.pendingBytes >= appender.policy.commitBytes else { commit(); return }
         do {

@@ -1,10 +1,11 @@
-import OverlandJournal
-import OverlandNMEA
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The decoder for one input: the format chosen by the caller, or detected from the
 /// stream's first bytes by the sniffers of ``InputDecoders`` (gpsd JSON, u-blox UBX, else
 /// NMEA), then the ``FixTimeGate`` for every format.
-struct FixSource {
+public struct FixSource {
     private var detecting: [UInt8]? = []
     private var decoder: (any InputDecoder)?
     private let options: DecoderOptions
@@ -12,14 +13,14 @@ struct FixSource {
     /// Decoded fixes before the time gate.
     private var decoded: [Fix] = []
     /// Bytes pushed, and of the first 4 KiB how many were text (printable ASCII, tab, CR, LF).
-    private(set) var bytesRead = 0
+    public private(set) var bytesRead = 0
     private var sampled = 0
     private var textBytes = 0
     /// Bytes kept while detecting, at most: past that the input is taken for NMEA.
     private static let detectionLimit = 4096
 
-    init(choice: InputFormatChoice, datePolicy: DatePolicy, isLive: Bool = false,
-         now: @escaping @Sendable () -> Int64 = { Journal.currentTime() }) {
+    public init(choice: InputFormatChoice, datePolicy: DatePolicy, isLive: Bool = false,
+                now: @escaping @Sendable () -> Int64 = { Int64(time(nil)) }) {
         options = DecoderOptions(datePolicy: datePolicy, closesCyclesEarly: isLive)
         gate = FixTimeGate(now: now)
         if let format = choice.decoder {
@@ -29,9 +30,9 @@ struct FixSource {
     }
 
     /// The name of the format being decoded, once known.
-    var formatName: String? { decoder.map { type(of: $0).formatName } }
+    public var formatName: String? { decoder.map { type(of: $0).formatName } }
 
-    var statistics: DecoderStatistics {
+    public var statistics: DecoderStatistics {
         var statistics = decoder?.statistics ?? DecoderStatistics()
         statistics.futureFixes += gate.futureFixes
         statistics.timeOutliers += gate.timeOutliers
@@ -42,13 +43,13 @@ struct FixSource {
     /// Whether anything in the input was a format's own: a sentence of a type that can
     /// carry a fix (RMC, GGA, GNS, GLL, GSA, GST, VTG, ZDA; with a fix or without), a gpsd
     /// report of any class, a UBX frame. False for a file of something else entirely.
-    var recognisedAnything: Bool {
+    public var recognisedAnything: Bool {
         let s = statistics
         return s.acceptedSentences + s.positionReports + s.ignoredReports + s.binaryFrames > 0
     }
 
     /// What the input held when nothing in it was recognised, e.g. "142312 bytes of binary data".
-    var contentDescription: String {
+    public var contentDescription: String {
         if bytesRead == 0 { return "it is empty" }
         let kind = sampled > 0 && textBytes * 100 >= sampled * 95 ? "text" : "binary data"
         let s = statistics
@@ -56,7 +57,7 @@ struct FixSource {
         return "found \(bytesRead) \(bytesRead == 1 ? "byte" : "bytes") of \(kind)\(other), no NMEA position sentence or gpsd report"
     }
 
-    mutating func push(_ bytes: UnsafeRawBufferPointer, into fixes: inout [Fix]) {
+    public mutating func push(_ bytes: UnsafeRawBufferPointer, into fixes: inout [Fix]) {
         if sampled < 4096 {
             for byte in bytes.prefix(4096 - sampled) where (byte >= 0x20 && byte < 0x7F) || byte == 0x09 || byte == 0x0A || byte == 0x0D {
                 textBytes += 1
@@ -92,15 +93,15 @@ struct FixSource {
     }
 
     /// Whether a fix waits for the rest of its reporting cycle.
-    var hasOpenCycle: Bool { decoder?.hasOpenCycle ?? false }
+    public var hasOpenCycle: Bool { decoder?.hasOpenCycle ?? false }
 
     /// Completes the open reporting cycle now: the input went quiet.
-    mutating func closeCycle(into fixes: inout [Fix]) {
+    public mutating func closeCycle(into fixes: inout [Fix]) {
         decoder?.closeCycle(into: &decoded)
         admit(into: &fixes)
     }
 
-    mutating func finish(into fixes: inout [Fix]) {
+    public mutating func finish(into fixes: inout [Fix]) {
         if detecting != nil {
             [UInt8]().withUnsafeBytes { decode($0, isComplete: true) }
         }
