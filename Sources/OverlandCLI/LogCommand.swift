@@ -181,7 +181,9 @@ public struct LogCommand: ParsableCommand {
         reader.noFixNotice = noFixWarning
         reader.onNoFix = { input, seconds in
             Terminal.error("overland-log: \(input.name): no fix for \(Int(seconds)) s: \(reader.liveStatistics.summary())")
+            InputState.write(.init(input: input.name, since: Journal.currentTime() - Int64(seconds), pid: getpid()), in: journal)
         }
+        defer { InputState.clear(in: journal) }
         reader.onDisconnect = { input in
             Terminal.error("overland-log: \(input.name): gone; waiting for it to come back")
         }
@@ -190,6 +192,7 @@ public struct LogCommand: ParsableCommand {
         }
         reader.onFixAgain = { input in
             Terminal.error("overland-log: \(input.name): fixes again")
+            InputState.clear(in: journal)
         }
         session.onCommitFailure = { error in
             Terminal.error("overland-log: \(error); points are kept in memory and written again at the next commit")

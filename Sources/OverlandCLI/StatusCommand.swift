@@ -53,6 +53,8 @@ struct Status {
     var token: String?
     var trip: (trip: Trip, summary: TripSummary)?
     var now: Int64
+    /// A running logger's input without a fix for a while.
+    var noFix: InputState.NoFix? = nil
 
     static func read(journal: Journal, settings: Settings, now: Int64) throws -> Status {
         // The newest location point: trip, visit and action records are not positions.
@@ -65,7 +67,7 @@ struct Status {
         return Status(journalPath: journal.path, last: last, queued: try journal.backlog(), footprint: try journal.footprint(),
                       endSequence: try journal.endSequence(), sync: (try? SyncState.load(journal: journal)) ?? SyncState(),
                       sendInterval: settings.sendInterval.rawValue, endpoint: settings.endpoint, token: settings.token,
-                      trip: trip, now: now)
+                      trip: trip, now: now, noFix: InputState.read(in: journal))
     }
 
     var bytesPerPoint: Double? {
@@ -87,6 +89,9 @@ struct Status {
             lines.append(("speed", speed + (last.motion.isEmpty ? "" : ", " + last.motion.map(\.rawValue).joined(separator: ", "))))
         } else {
             lines.append(("last point", "none yet"))
+        }
+        if let noFix {
+            lines.append(("input", "\(noFix.input): no fix for \(Format.duration(now - noFix.since)) (overland-log, pid \(noFix.pid))"))
         }
         lines.append(("queued", "\(queued) points"))
         lines.append(("last sent", sync.lastSuccess.map { "\(ago($0)) (\(ISO8601UTC.string(from: $0)))" } ?? "never"))
@@ -118,6 +123,16 @@ struct Status {
         if let last { last.encode(into: &writer) } else { writer.appendNull() }
         writer.appendRaw(#","last_age":"#)
         if let last { writer.appendInteger(now - last.timestamp) } else { writer.appendNull() }
+        writer.appendRaw(#","no_fix":"#)
+        if let noFix {
+            writer.appendRaw(#"{"input":"#)
+            writer.appendString(noFix.input)
+            writer.appendRaw(#","since":"#)
+            writer.appendString(ISO8601UTC.string(from: noFix.since))
+            writer.appendRaw("}")
+        } else {
+            writer.appendNull()
+        }
         writer.appendRaw(#","queued":"#)
         writer.appendInteger(Int64(queued))
         func time(_ key: StaticString, _ value: Int64?) {

@@ -62,17 +62,27 @@ struct LogInputTrustTests {
     @Test func liveStreamWithoutAFixSaysSoOnce() throws {
         let sandbox = try LogSandbox()
         let fifo = try sandbox.fifo()
-        let child = try sandbox.startLogging(["--no-fix-warning", "1"], from: fifo)
+        let child = try sandbox.startLogging(["--no-fix-warning", "2", "--commit-interval", "0"], from: fifo)
         for _ in 0..<12 {
             fifo.write(nmea("GPRMC,120000.00,V,,,,,,,010124,,,N"))
             logSleep(0.25)
         }
+        // `overland status` shows it while the logger runs.
+        let status = try sandbox.overland.run(["status", "--journal", sandbox.journal])
+        #expect(status.stdoutText.contains("standard input: no fix for"), "\(status)")
+        // Fixes again: the status line goes.
+        fifo.write(GeneratedNMEA.epochs(0..<4))
+        fifo.waitUntilRead(settle: 0.5)
+        let later = try sandbox.overland.run(["status", "--journal", sandbox.journal])
+        #expect(!later.stdoutText.contains("no fix for"), "\(later)")
         fifo.close()
         let result = child.wait(timeout: .seconds(30))
         #expect(result.succeeded, "\(result)")
         let warnings = result.stderrLines.filter { $0.contains("no fix for") }
         #expect(warnings.count == 1, "\(result.stderrText)")
         #expect(warnings.first?.contains("standard input") == true)
+        #expect(result.stderrText.contains("standard input: fixes again"), "\(result.stderrText)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.journal + "/state/input.json"))
     }
 
     @Test func reimportingAddsNothingAndOverlapsKeepWhatIsNew() throws {
