@@ -281,7 +281,12 @@ public struct LogCommand: ParsableCommand {
             var saved = index
             if let end = try? journal.endSequence() {
                 saved.cover(through: end)
-                try? journal.saveTimeIndex(saved)
+                do {
+                    try journal.saveTimeIndex(saved)
+                } catch {
+                    // The points are committed; the next run reads the newest records instead.
+                    Terminal.error("overland-log: \(error); the time index is caught up from the journal next time")
+                }
             }
         }
         try? appender.sealIfDue()

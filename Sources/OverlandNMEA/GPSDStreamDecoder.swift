@@ -89,3 +89,19 @@ public struct GPSDStreamDecoder: Sendable {
         }
     }
 }
+
+// MARK: - The input format
+
+extension GPSDStreamDecoder: InputDecoder {
+    public static let formatName = "gpsd"
+    public static let formatDescription = "gpsd JSON reports (gpspipe -w, gpsd's socket)"
+    /// The first line that is not blank, a comment or gpsd's greeting starts with `{`.
+    public static func sniff(_ prefix: ArraySlice<UInt8>, isComplete: Bool) -> Sniff {
+        switch InputFormat.detect(prefix, isComplete: isComplete) {
+        case .gpsdJSON?: return .match
+        case .nmea?: return .noMatch
+        case nil: return .needMore
+        }
+    }
+    public init(options: DecoderOptions) { self.init() }
+}

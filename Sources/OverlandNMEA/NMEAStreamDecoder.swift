@@ -83,3 +83,15 @@ public struct NMEAStreamDecoder: Sendable {
         }
     }
 }
+
+// MARK: - The input format
+
+extension NMEAStreamDecoder: InputDecoder {
+    public static let formatName = "nmea"
+    public static let formatDescription = "NMEA 0183 sentences (a receiver, gpspipe -r, a capture)"
+    /// NMEA is the fallback: it reads anything, skipping what is not a sentence.
+    public static func sniff(_ prefix: ArraySlice<UInt8>, isComplete: Bool) -> Sniff { .match }
+    public init(options: DecoderOptions) {
+        self.init(datePolicy: options.datePolicy, closesCyclesEarly: options.closesCyclesEarly)
+    }
+}

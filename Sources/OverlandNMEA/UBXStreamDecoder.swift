@@ -273,3 +273,33 @@ public struct UBXStreamDecoder: Sendable {
 
     static func i32(_ p: ArraySlice<UInt8>, _ offset: Int) -> Int32 { Int32(bitPattern: u32(p, offset)) }
 }
+
+// MARK: - The input format
+
+extension UBXStreamDecoder: InputDecoder {
+    public static let formatName = "ubx"
+    public static let formatDescription = "u-blox UBX binary frames mixed with NMEA"
+    /// Bytes a stream is looked at for a UBX frame: u-blox sends NMEA and UBX interleaved,
+    /// and a receiver's stream is joined anywhere, so a frame is looked for in a window
+    /// (about one epoch of a u-blox receiver with NAV-PVT on), not only at the start.
+    public static let sniffWindow = 512
+
+    /// A complete UBX frame with a good checksum within the first ``sniffWindow`` bytes.
+    public static func sniff(_ prefix: ArraySlice<UInt8>, isComplete: Bool) -> Sniff {
+        let undecided: Sniff = isComplete || prefix.count >= sniffWindow ? .noMatch : .needMore
+        var index = prefix.startIndex
+        while let start = prefix[index...].firstIndex(of: 0xB5) {
+            index = start + 1
+            guard start + 6 <= prefix.endIndex else { return undecided }
+            guard prefix[start + 1] == 0x62 else { continue }
+            let length = Int(prefix[start + 4]) | Int(prefix[start + 5]) << 8
+            guard length <= maximumPayload else { continue }
+            guard start + 8 + length <= prefix.endIndex else { return isComplete ? .noMatch : .needMore }
+            if checksumIsValid(prefix[start..<(start + 8 + length)]) { return .match }
+        }
+        return undecided
+    }
+    public init(options: DecoderOptions) {
+        self.init(datePolicy: options.datePolicy, closesCyclesEarly: options.closesCyclesEarly)
+    }
+}
