@@ -27,9 +27,14 @@ public struct LogCommand: ParsableCommand {
               overland-log capture.nmea more.nmea  files, e.g. an old capture
 
             Points are committed (written and fsynced) at least every --commit-interval \
-            seconds, and at once on end of input, SIGTERM and SIGINT; the exit status is then \
-            0. SIGHUP reloads the settings. Exit status 66 when an input cannot be opened, \
-            74 when the journal cannot be written.
+            seconds, and at once on end of input, SIGTERM and SIGINT. A live fix is complete \
+            as its epoch's last sentence arrives (learned from the receiver) or when the input \
+            goes quiet. SIGTERM or SIGINT on a live stream: exit 0; a file import cut short: \
+            what was read is committed, the command says how far it got and exits 130 \
+            (SIGINT) or 143 (SIGTERM); run it again to finish: fixes the journal already \
+            holds are not logged twice. SIGHUP reloads the settings. Exit status 65 when an \
+            input holds nothing recognisable, 66 when an input cannot be opened, 74 when the \
+            journal cannot be written.
 
             Dates: from RMC or ZDA sentences. A stream with only times of day is dated by \
             --date, else (when reading live) by the system clock if the fix time is within \
