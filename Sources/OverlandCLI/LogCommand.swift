@@ -335,6 +335,7 @@ public struct LogCommand: ParsableCommand {
     /// reopens the port when it comes back after an unplug.
     private func openPort(_ name: String, fd: Int32) throws -> LogInput {
         let rate: Int
+        var stopRequested = false
         if let baud {
             guard SerialPort.configure(fd, rate: baud) else {
                 let reason = String(cString: strerror(errno)).lowercased()
@@ -342,9 +343,15 @@ public struct LogCommand: ParsableCommand {
                 throw CommandFailure("cannot set '\(name)' to \(baud) baud: \(reason)", status: .ioError)
             }
             rate = baud
-        } else if let detected = SerialPort.detectRate(fd, shouldStop: { false }) {
+        } else if let detected = SerialPort.detectRate(fd, shouldStop: {
+            if Signals.take() == .stop { stopRequested = true }
+            return stopRequested
+        }) {
             rate = detected
             if Terminal.stderrIsTerminal { Terminal.error("overland-log: \(name): \(rate) baud") }
+        } else if stopRequested {
+            close(fd)
+            throw CommandFailure("stopped while detecting the rate of '\(name)'", status: .ok)
         } else {
             rate = SerialPort.usualRates[0]
             _ = SerialPort.configure(fd, rate: rate)

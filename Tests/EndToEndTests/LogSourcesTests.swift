@@ -146,6 +146,21 @@ struct LogSourcesTests {
         #expect(try sandbox.records().map(\.timestamp) == (0..<20).map { GeneratedNMEA.time($0) })
     }
 
+    /// A silent port while the rate is detected: SIGTERM stops it at once, exit 0.
+    @Test func sigtermDuringRateDetectionStops() throws {
+        let sandbox = try LogSandbox()
+        let pair = try PTYPair(directory: sandbox.directory)
+        defer { pair.stop() }
+        let child = try sandbox.logger.start(["--journal", sandbox.journal, pair.port])
+        logSleep(1)
+        let clock = ContinuousClock()
+        let signalled = clock.now
+        child.kill(SIGTERM)
+        let result = child.wait(timeout: .seconds(30))
+        #expect(result.termination == .exited(0), "\(result)")
+        #expect(clock.now - signalled < .seconds(3), "not after every rate was tried")
+    }
+
     @Test func baudOnAFileIsAUsageError() throws {
         let sandbox = try LogSandbox()
         let file = try sandbox.file("a.nmea", text: GeneratedNMEA.epochs(0..<2))
