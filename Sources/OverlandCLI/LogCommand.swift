@@ -281,18 +281,12 @@ public struct LogCommand: ParsableCommand {
         guard session.commit() else {
             throw CommandFailure("points not yet written remain unsaved: the journal cannot be written", status: .ioError)
         }
-        if let index = session.timeIndex {
+        do {
             // Covers what is committed now; a failure costs only a catch-up read next time.
-            var saved = index
-            if let end = try? journal.endSequence() {
-                saved.cover(through: end)
-                do {
-                    try journal.saveTimeIndex(saved)
-                } catch {
-                    // The points are committed; the next run reads the newest records instead.
-                    Terminal.error("overland-log: \(error); the time index is caught up from the journal next time")
-                }
-            }
+            try session.saveTimeIndex()
+        } catch {
+            // The points are committed; the next run reads the newest records instead.
+            Terminal.error("overland-log: \(error); the time index is caught up from the journal next time")
         }
         try? appender.sealIfDue()
         if let interruption {

@@ -119,11 +119,30 @@ public final class LoggingSession {
         }
         do {
             try appender.commit()
-            return true
         } catch {
             commitFailures += 1
             onCommitFailure(error)
             return false
         }
+        // A long-running logger saves the time index now and then, so that after a power
+        // loss the next start catches up on minutes of records, not on weeks.
+        if timeIndex != nil, monotonicSeconds() - lastIndexSave >= Self.timeIndexSaveInterval {
+            try? saveTimeIndex()
+        }
+        return true
+    }
+
+    /// Seconds between saves of the time index while logging.
+    public static let timeIndexSaveInterval = 600.0
+    private var lastIndexSave = monotonicSeconds()
+
+    /// Writes the time index (journal-format.md), covering every committed record: call
+    /// after a successful commit, with nothing pending.
+    public func saveTimeIndex() throws(JournalError) {
+        guard var index = timeIndex, appender.pendingRecords == 0 else { return }
+        lastIndexSave = monotonicSeconds()
+        index.cover(through: try appender.journal.endSequence())
+        try appender.journal.saveTimeIndex(index)
+        timeIndex = index
     }
 }
