@@ -4,6 +4,7 @@ import Glibc
 import ArgumentParser
 import OverlandExport
 import OverlandJournal
+import OverlandJSON
 
 /// `overland export`: a journal's points as GPX, GeoJSON or CSV.
 public struct ExportCommand: ParsableCommand {
@@ -12,7 +13,8 @@ public struct ExportCommand: ParsableCommand {
         abstract: "Write a journal's points as GPX, GeoJSON or CSV.",
         discussion: """
             Streams every record the journal still holds (sent ones that retention kept included; --unsent for \
-            the rest alone), oldest first, in constant memory. GPX 1.1 holds the points as one track (a new \
+            the rest alone), in the order logged (oldest first, unless an old capture was imported after newer \
+            points: then a warning on standard error says so), in constant memory. GPX 1.1 holds the points as one track (a new \
             segment after a gap of 15 minutes), with speed and course in Garmin's TrackPointExtension v2; GeoJSON \
             is a FeatureCollection of the stored Features as they are (trip, visit and action records included \
             unless --points-only); CSV has a header line and one row per point. Times are UTC: --from and --to take \
@@ -72,6 +74,11 @@ public struct ExportCommand: ParsableCommand {
                 try destination.finish()
                 if output != nil {
                     Terminal.error("overland export: \(summary.written) of \(summary.records) records written to '\(output!)'")
+                }
+                if summary.outOfOrder > 0, let earliest = summary.earliest, let latest = summary.latest {
+                    Terminal.error("overland export: the journal is not in time order: \(summary.outOfOrder) points are earlier " +
+                                   "than a point logged before them; they are written in the order logged (the points span " +
+                                   "\(ISO8601UTC.string(from: earliest)) to \(ISO8601UTC.string(from: latest)))")
                 }
             } catch ExportDestination.Closed.reader {
                 // The reader went away (`| head`): nothing more to say.

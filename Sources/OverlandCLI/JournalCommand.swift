@@ -1,6 +1,7 @@
 import ArgumentParser
 import OverlandJSON
 import OverlandJournal
+import OverlandProtocol
 
 /// `overland journal`: look after a journal (stats, verify, repair, seal).
 public struct JournalCommand: ParsableCommand {
@@ -27,8 +28,18 @@ public struct JournalCommand: ParsableCommand {
             try reportingFailures("overland journal stats") {
                 let journal = try journalOptions.open()
                 let stats = try journal.statistics()
-                let first = try journal.records(from: 0).next().flatMap { RecordFields.timestamp(in: $0.line) }
-                let last = try journal.lastRecord().flatMap { RecordFields.timestamp(in: $0.line) }
+                // The real earliest and latest times, not the first and last appended: an
+                // old capture imported today goes at the end. One pass over the records.
+                var earliest: Int64?, latest: Int64?, outOfOrder = 0
+                let reader = try journal.records(from: 0)
+                while let record = try reader.next() {
+                    guard let time = LocationFeature.pointTimestamp(in: record.line)
+                        ?? RecordFields.timestamp(in: record.line).flatMap(ISO8601UTC.parse) else { continue }
+                    if let latest, time < latest { outOfOrder += 1 }
+                    earliest = min(earliest ?? time, time)
+                    latest = max(latest ?? time, time)
+                }
+                let first = earliest.map(ISO8601UTC.string(from:)), last = latest.map(ISO8601UTC.string(from:))
                 if json {
                     var writer = JSONWriter()
                     writer.appendRaw("{\"journal\":" as StaticString)
@@ -47,6 +58,8 @@ public struct JournalCommand: ParsableCommand {
                     if let first { writer.appendString(first) } else { writer.appendNull() }
                     writer.appendRaw(",\"last\":" as StaticString)
                     if let last { writer.appendString(last) } else { writer.appendNull() }
+                    writer.appendRaw(",\"out_of_order\":" as StaticString)
+                    writer.appendInteger(Int64(outOfOrder))
                     writer.appendRaw("}\n" as StaticString)
                     Terminal.output(String(decoding: writer.bytes, as: UTF8.self))
                     return
@@ -56,6 +69,9 @@ public struct JournalCommand: ParsableCommand {
                 Terminal.line("points    \(stats.records): \(stats.sentRecords) sent, \(stats.unsentRecords) unsent")
                 Terminal.line("from      \(first ?? "-")")
                 Terminal.line("to        \(last ?? "-")")
+                if outOfOrder > 0 {
+                    Terminal.line("order     not in time order: \(outOfOrder) records earlier than one logged before them")
+                }
                 Terminal.line("segments  \(stats.segments): \(stats.sealedSegments) sealed, \(stats.segments - stats.sealedSegments) active")
                 Terminal.line("sealed    \(stats.sealedBytes) bytes, \(perPoint(stats.sealedBytes, stats.sealedRecords)) per point")
                 Terminal.line("active    \(stats.activeBytes) bytes, \(perPoint(stats.activeBytes, stats.activeRecords)) per point")

@@ -19,13 +19,22 @@ public struct LogCommand: ParsableCommand {
 
               gpspipe -r | overland-log            NMEA relayed by gpsd
               gpspipe -w | overland-log            gpsd's own JSON reports (TPV)
-              overland-log < /dev/ttyACM0          a receiver's serial port
+              overland-log /dev/ttyACM0            a receiver's serial port (raw mode,
+                                                   rate detected, or --baud 9600;
+                                                   reopened when plugged back in)
+              overland-log --gpsd [HOST[:PORT]]    gpsd's socket (default localhost:2947;
+                                                   reconnects when gpsd restarts)
               overland-log capture.nmea more.nmea  files, e.g. an old capture
 
             Points are committed (written and fsynced) at least every --commit-interval \
-            seconds, and at once on end of input, SIGTERM and SIGINT; the exit status is then \
-            0. SIGHUP reloads the settings. Exit status 66 when an input cannot be opened, \
-            74 when the journal cannot be written.
+            seconds, and at once on end of input, SIGTERM and SIGINT. A live fix is complete \
+            as its epoch's last sentence arrives (learned from the receiver) or when the input \
+            goes quiet. SIGTERM or SIGINT on a live stream: exit 0; a file import cut short: \
+            what was read is committed, the command says how far it got and exits 130 \
+            (SIGINT) or 143 (SIGTERM); run it again to finish: fixes the journal already \
+            holds are not logged twice. SIGHUP reloads the settings. Exit status 65 when an \
+            input holds nothing recognisable, 66 when an input cannot be opened, 74 when the \
+            journal cannot be written.
 
             Dates: from RMC or ZDA sentences. A stream with only times of day is dated by \
             --date, else (when reading live) by the system clock if the fix time is within \
@@ -52,6 +61,9 @@ public struct LogCommand: ParsableCommand {
               include_unique_id          unique_id from /etc/machine-id,
                                          hashed (never the raw id)
               integer_speed              whole-number speed and accuracies
+              stationary_filter          one point while still (speed and
+                                         distance within the fix's accuracy);
+                                         the first move is logged at once
               commit_interval, device_id, battery_path, journal
             """,
         version: OverlandVersion.current
@@ -62,7 +74,7 @@ public struct LogCommand: ParsableCommand {
 
     @OptionGroup var journalOptions: JournalOptions
 
-    @Option(help: "Input format: auto (detected from the first line), nmea, or gpsd (gpspipe -w JSON).")
+    @Option(help: "Input format: auto (detected from the first bytes), nmea, gpsd (gpspipe -w JSON), or ubx (u-blox UBX with NMEA).")
     var input: InputFormatChoice = .automatic
 
     @Option(help: ArgumentHelp("The UTC date of the first fix, for streams that carry only times of day.", valueName: "yyyy-mm-dd"))
@@ -90,6 +102,17 @@ public struct LogCommand: ParsableCommand {
     @Option(name: .customLong("min-distance"), help: "At least this many metres between points (default: the settings' min_distance, off).")
     var minimumDistance: Double?
 
+    @Option(help: ArgumentHelp("Serial ports: the rate in baud (default: detected among 9600, 4800, 38400, 115200, 19200, 57600, 230400).",
+                               valueName: "rate"))
+    var baud: Int?
+
+    @Flag(help: "Read from gpsd's socket (the argument, if any, is HOST, HOST:PORT or [IPv6]:PORT; default localhost:2947).")
+    var gpsd = false
+
+    @Option(name: .customLong("no-fix-warning"),
+            help: "Seconds a live input may go without a fix before a warning on standard error (default 60).")
+    var noFixWarning: Double = 60
+
     @Flag(help: "Print what was read, skipped and logged on standard error at exit.")
     var stats = false
 
@@ -115,6 +138,16 @@ public struct LogCommand: ParsableCommand {
                 throw ValidationError("--min-time '\(text)': use whole seconds, at most a year")
             }
         }
+        if let baud, !SerialPort.supportedRates.contains(baud) {
+            throw ValidationError("--baud \(baud) is not a serial rate: use one of \(SerialPort.supportedRates.map(String.init).joined(separator: ", "))")
+        }
+        if gpsd && files.count > 1 {
+            throw ValidationError("--gpsd takes at most one HOST[:PORT]")
+        }
+        if gpsd && baud != nil { throw ValidationError("--baud is for serial ports, not --gpsd") }
+        if !(1...86_400).contains(noFixWarning) {
+            throw ValidationError("--no-fix-warning \(noFixWarning) is out of range: use 1 to 86400 seconds")
+        }
         if let minimumDistance, minimumDistance < 0 { throw ValidationError("--min-distance must be 0 or more metres") }
         if let deviceID {
             do { _ = try DeviceID.validate(deviceID) } catch { throw ValidationError("--device-id: \(error)") }
@@ -123,10 +156,13 @@ public struct LogCommand: ParsableCommand {
 
     public func run() throws {
         Signals.block()
+        var outcome = Outcome(summary: "")
         try reportingFailures("overland-log") {
-            let summary = try execute()
-            if stats { Terminal.error(summary) }
+            outcome = try execute()
+            if stats { Terminal.error(outcome.summary) }
+            if let failure = outcome.failure { throw failure }
         }
+        if let exitStatus = outcome.exitStatus { throw ExitCode(exitStatus) }
     }
 
     /// The recorder's configuration from the settings (the trip profile while a trip
@@ -140,7 +176,15 @@ public struct LogCommand: ParsableCommand {
         return configuration
     }
 
-    private func execute() throws -> String {
+    /// What a run did, and the failure to report after the statistics.
+    private struct Outcome {
+        var summary: String
+        var failure: CommandFailure?
+        /// 128 + the signal, for a file import cut short by SIGINT (130) or SIGTERM (143).
+        var exitStatus: Int32?
+    }
+
+    private func execute() throws -> Outcome {
         var settings = try journalOptions.settings()
         let journal = try Journal(path: journalOptions.path(with: settings), create: true,
                                   deviceID: DeviceIdentity.resolve(flag: deviceID, settings: settings))
@@ -158,14 +202,31 @@ public struct LogCommand: ParsableCommand {
         let session = LoggingSession(
             appender: appender,
             recorder: Recorder(configuration: configuration),
-            device: DeviceStatusReader(batteryPath: settings.batteryPath),
-            inputFormat: input,
-            datePolicy: { input in
-                if let fixedDate { return .fixed(year: fixedDate.0, month: fixedDate.1, day: fixedDate.2) }
-                return input.isLive ? .systemClock(now: { Journal.currentTime() }) : .fromStreamOnly
-            }
+            device: DeviceStatusReader(batteryPath: settings.batteryPath)
         )
         var fullError: JournalError?
+        let reader = LogReader(session: session, inputFormat: gpsd ? .gpsd : input, datePolicy: { input in
+            if let fixedDate { return .fixed(year: fixedDate.0, month: fixedDate.1, day: fixedDate.2) }
+            return input.isLive ? .systemClock(now: { Journal.currentTime() }) : .fromStreamOnly
+        })
+        // What the journal already holds is not logged again (a capture imported twice).
+        session.timeIndex = try journal.timeIndex(timestamp: LocationFeature.pointTimestamp(in:))
+        reader.noFixNotice = noFixWarning
+        reader.onNoFix = { input, seconds in
+            Terminal.error("overland-log: \(input.name): no fix for \(Int(seconds)) s: \(reader.liveStatistics.summary())")
+            InputState.write(.init(input: input.name, since: Journal.currentTime() - Int64(seconds), pid: getpid()), in: journal)
+        }
+        defer { InputState.clear(in: journal) }
+        reader.onDisconnect = { input in
+            Terminal.error("overland-log: \(input.name): gone; waiting for it to come back")
+        }
+        reader.onReconnect = { input in
+            Terminal.error("overland-log: \(input.name): back")
+        }
+        reader.onFixAgain = { input in
+            Terminal.error("overland-log: \(input.name): fixes again")
+            InputState.clear(in: journal)
+        }
         session.onCommitFailure = { error in
             // A full journal will take nothing more: stop (below) and say so once, at the end.
             if case .full = error {
@@ -178,7 +239,7 @@ public struct LogCommand: ParsableCommand {
         // file that no longer loads keeps the last good settings running.
         let settingsWatcher = FileChangeWatcher(path: journalOptions.settingsOptions.path)
         let tripWatcher = FileChangeWatcher(path: journal.statePath(of: Trip.stateName))
-        session.onReload = {
+        reader.onReload = {
             do {
                 settings = try journalOptions.settings()
                 appender.policy.commitInterval = commitInterval ?? settings.commitInterval
@@ -200,7 +261,7 @@ public struct LogCommand: ParsableCommand {
                     }
                     try Trip.clear(in: journal)
                 }
-                if let configuration = session.onReload() { session.recorder.configuration = configuration }
+                if let configuration = reader.onReload() { session.recorder.configuration = configuration }
             } catch {
                 Terminal.error("overland-log: the trip could not be stopped automatically: \(error)")
             }
@@ -213,42 +274,142 @@ public struct LogCommand: ParsableCommand {
             let changed = [settingsWatcher.hasChanged(now: now), tripWatcher.hasChanged(now: now)]
             return changed.contains(true) ? .reload : nil
         }
-        session.onProgress = { input, done in
+        reader.onProgress = { input, done in
             guard let size = input.size, size > 0 else { return }
             Terminal.progress("\(input.name): \(done * 100 / size)%")
         }
 
+        var failure: CommandFailure?
+        var interruption: (signal: Int32, message: String)?
+        var exitStatus: Int32?
         var inputs = files.isEmpty ? ["-"] : files
         inputs.reverse()
         while let name = inputs.popLast() {
             let input: LogInput
             do { input = try open(name) } catch { session.commit(); throw error } // keep the earlier inputs' points
-            defer { if input.fileDescriptor != 0 { close(input.fileDescriptor) } }
-            let finished = session.run(input, checkSignals: checkSignals)
+            // A reopenable input's descriptors belong to the session.
+            defer { if input.fileDescriptor != 0 && input.reopen == nil { close(input.fileDescriptor) } }
+            let result = reader.run(input, checkSignals: checkSignals)
             Terminal.clearProgress()
-            if !finished { break }
+            if result.finished && result.bytesRead > 0 && !result.recognisedAnything {
+                // Input with nothing recognisable: the user's to fix (wrong file, wrong port speed).
+                let line = "\(input.name == "standard input" ? input.name : "'\(input.name)'"): not NMEA 0183 or gpsd JSON: \(result.contentDescription)"
+                if let earlier = failure {
+                    Terminal.error("overland-log: \(earlier.message)")
+                }
+                failure = CommandFailure(line, status: .dataError)
+            }
+            if !result.finished {
+                if !input.isLive, let signal = Signals.lastStop {
+                    // A file import cut short: committed below, but not a success, so that
+                    // `overland-log cap.nmea && rm cap.nmea` keeps the capture.
+                    let done = input.size.map { size in
+                        "\(result.bytesRead * 100 / max(size, 1))% (\(result.bytesRead) of \(size) bytes)"
+                    } ?? "\(result.bytesRead) bytes"
+                    interruption = (signal, "interrupted: '\(input.name)' read to \(done); the points read are " +
+                        "committed; run it again to finish (what the journal holds is not logged twice)")
+                }
+                break
+            }
         }
         guard session.commit() else {
             if let fullError { throw fullError }
             throw CommandFailure("points not yet written remain unsaved: the journal cannot be written", status: .ioError)
         }
+        do {
+            // Covers what is committed now; a failure costs only a catch-up read next time.
+            try session.saveTimeIndex()
+        } catch {
+            // The points are committed; the next run reads the newest records instead.
+            Terminal.error("overland-log: \(error); the time index is caught up from the journal next time")
+        }
         try? appender.sealIfDue()
+        if let interruption {
+            Terminal.error("overland-log: \(interruption.message)")
+            failure = nil
+            exitStatus = 128 + interruption.signal
+        }
         let recorder = session.recorder.statistics
-        return """
+        return Outcome(summary: """
             overland-log: \(session.decoderStatistics.summary())
             overland-log: \(recorder.fixes) fixes, \(session.recordsAppended) points logged; dropped: \
             \(recorder.droppedInterval) by min time, \(recorder.droppedDistance) by min distance, \
             \(recorder.droppedAccuracy) by accuracy, \(recorder.droppedOutOfOrder) out of order, \
-            \(recorder.droppedNotSignificant) not significant, \(recorder.droppedTrackingOff) with tracking off
-            """
+            \(recorder.droppedNotSignificant) not significant, \(recorder.droppedTrackingOff) with tracking off\
+            \(recorder.droppedAlreadyLogged > 0 ? ", \(recorder.droppedAlreadyLogged) already in the journal" : "")\
+            \(recorder.droppedStationary > 0 ? ", \(recorder.droppedStationary) standing still" : "")
+            """, failure: failure, exitStatus: exitStatus)
+    }
+
+    /// Connects to gpsd; waits (with signals honoured) while gpsd is not up yet, since the
+    /// logger may start before it at boot. The input reconnects whenever gpsd goes away.
+    private func openGPSD(_ client: GPSDClient) throws -> LogInput {
+        var toldWaiting = false
+        while true {
+            let (fd, error) = client.connect()
+            if let fd {
+                return LogInput(name: client.name, fileDescriptor: fd, isLive: true, size: nil,
+                                reopen: { client.connect().fd })
+            }
+            if !toldWaiting {
+                Terminal.error("overland-log: \(client.name): \(error ?? "cannot connect"); trying again every second")
+                toldWaiting = true
+            }
+            if Signals.take() == .stop { throw CommandFailure("stopped while waiting for \(client.name)", status: .ok) }
+            usleep(1_000_000)
+        }
+    }
+
+    /// Opens a serial port in raw mode at --baud, else at the rate detected; the input
+    /// reopens the port when it comes back after an unplug.
+    private func openPort(_ name: String, fd: Int32) throws -> LogInput {
+        let rate: Int
+        var stopRequested = false
+        if let baud {
+            guard SerialPort.configure(fd, rate: baud) else {
+                let reason = String(cString: strerror(errno)).lowercased()
+                close(fd)
+                throw CommandFailure("cannot set '\(name)' to \(baud) baud: \(reason)", status: .ioError)
+            }
+            rate = baud
+        } else if let detected = SerialPort.detectRate(fd, shouldStop: {
+            if Signals.take() == .stop { stopRequested = true }
+            return stopRequested
+        }) {
+            rate = detected
+            if Terminal.stderrIsTerminal { Terminal.error("overland-log: \(name): \(rate) baud") }
+        } else if stopRequested {
+            close(fd)
+            throw CommandFailure("stopped while detecting the rate of '\(name)'", status: .ok)
+        } else {
+            rate = SerialPort.usualRates[0]
+            _ = SerialPort.configure(fd, rate: rate)
+            Terminal.error("overland-log: \(name): no NMEA or UBX at \(SerialPort.usualRates.map(String.init).joined(separator: ", ")) baud; " +
+                           "reading at \(rate) (set the rate with --baud)")
+        }
+        return LogInput(name: name, fileDescriptor: fd, isLive: true, size: nil, reopen: {
+            let reopened = Glibc.open(name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+            guard reopened >= 0 else { return nil }
+            guard SerialPort.configure(reopened, rate: rate) else {
+                close(reopened)
+                return nil
+            }
+            return reopened
+        })
     }
 
     private func open(_ name: String) throws -> LogInput {
+        if gpsd {
+            guard let client = GPSDClient(name == "-" ? nil : name) else {
+                throw CommandFailure("--gpsd '\(name)': use HOST, HOST:PORT or [IPv6]:PORT with a port from 1 to 65535", status: .usage)
+            }
+            return try openGPSD(client)
+        }
         let fd: Int32
         if name == "-" {
             fd = 0
         } else {
-            fd = Glibc.open(name, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+            fd = Glibc.open(name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
             if fd < 0 {
                 throw CommandFailure("cannot open '\(name)': \(String(cString: strerror(errno)).lowercased())", status: .noInput)
             }
@@ -258,6 +419,13 @@ public struct LogCommand: ParsableCommand {
         let isFile = (info.st_mode & S_IFMT) == S_IFREG
         if (info.st_mode & S_IFMT) == S_IFDIR {
             throw CommandFailure("cannot read '\(name)': is a directory", status: .noInput)
+        }
+        if name != "-" && (info.st_mode & S_IFMT) == S_IFCHR && SerialPort.isPort(fd) {
+            return try openPort(name, fd: fd)
+        }
+        if let baud {
+            if fd != 0 { close(fd) }
+            throw CommandFailure("--baud \(baud): '\(name)' is not a serial port", status: .usage)
         }
         return LogInput(name: name == "-" ? "standard input" : name, fileDescriptor: fd, isLive: !isFile,
                         size: isFile ? Int(info.st_size) : nil)
@@ -272,4 +440,7 @@ public struct LogCommand: ParsableCommand {
     }
 }
 
-extension InputFormatChoice: ExpressibleByArgument {}
+extension InputFormatChoice: ExpressibleByArgument {
+    public init?(argument: String) { self.init(rawValue: argument) }
+    public static var allValueStrings: [String] { allNames }
+}

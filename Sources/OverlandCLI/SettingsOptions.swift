@@ -82,6 +82,7 @@ extension Settings {
         configuration.deviceID = deviceID
         configuration.uniqueID = includeUniqueID ? UniqueID.ofThisMachine() : nil
         configuration.encoding = integerSpeed ? .wayfinder : .standard
+        configuration.stationaryFilter = stationaryFilter
         configuration.pauseAutomatically = main.pauseAutomatically
         configuration.resumeRadius = main.resumeWithGeofence.metres
         configuration.visitTracking = main.visitTracking

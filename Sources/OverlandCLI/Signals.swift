@@ -21,13 +21,18 @@ enum Signals {
         pthread_sigmask(SIG_BLOCK, &set, nil)
     }
 
+    /// The signal of the last stop request taken (SIGTERM or SIGINT), if any.
+    nonisolated(unsafe) static var lastStop: Int32?
+
     /// Takes one pending signal, if any, without waiting.
     static func take() -> StopRequest? {
         var set = watched
         var zero = timespec(tv_sec: 0, tv_nsec: 0)
         let signal = sigtimedwait(&set, nil, &zero)
         switch signal {
-        case SIGTERM, SIGINT: return .stop
+        case SIGTERM, SIGINT:
+            lastStop = signal
+            return .stop
         case SIGHUP: return .reload
         default: return nil
         }

@@ -78,6 +78,8 @@ struct Status {
     var now: Int64
     /// False on first use: no journal yet at `journalPath`.
     var journalExists = true
+    /// A running logger's input without a fix for a while.
+    var noFix: InputState.NoFix? = nil
 
     static func read(journal: Journal, settings: Settings, now: Int64) throws -> Status {
         // The newest location point: trip, visit and action records are not positions.
@@ -90,7 +92,7 @@ struct Status {
         return Status(journalPath: journal.path, last: last, queued: try journal.backlog(), footprint: try journal.footprint(),
                       endSequence: try journal.endSequence(), sync: (try? SyncState.load(journal: journal)) ?? SyncState(),
                       sendInterval: settings.sendInterval.rawValue, endpoint: settings.endpoint, token: settings.token,
-                      trip: trip, now: now)
+                      trip: trip, now: now, noFix: InputState.read(in: journal))
     }
 
     /// The status of a machine where nothing has been logged yet: no journal at `journalPath`.
@@ -131,6 +133,9 @@ struct Status {
         } else {
             lines.append(("last point", "none yet"))
         }
+        if let noFix {
+            lines.append(("input", "\(noFix.input): no fix for \(Format.duration(now - noFix.since)) (overland-log, pid \(noFix.pid))"))
+        }
         lines.append(("queued", "\(queued) points"))
         lines.append(("last sent", sync.lastSuccess.map { "\(ago($0)) (\(ISO8601UTC.string(from: $0)))" } ?? "never"))
         if let error = sync.lastError, sync.consecutiveFailures > 0 {
@@ -165,6 +170,16 @@ struct Status {
         if let last { last.encode(into: &writer) } else { writer.appendNull() }
         writer.appendRaw(#","last_age":"#)
         if let last { writer.appendInteger(now - last.timestamp) } else { writer.appendNull() }
+        writer.appendRaw(#","no_fix":"#)
+        if let noFix {
+            writer.appendRaw(#"{"input":"#)
+            writer.appendString(noFix.input)
+            writer.appendRaw(#","since":"#)
+            writer.appendString(ISO8601UTC.string(from: noFix.since))
+            writer.appendRaw("}")
+        } else {
+            writer.appendNull()
+        }
         writer.appendRaw(#","queued":"#)
         writer.appendInteger(Int64(queued))
         func time(_ key: StaticString, _ value: Int64?) {

@@ -32,6 +32,12 @@ public struct ExportSummary: Sendable, Equatable {
     /// Records left out because the format holds locations only (trips, visits, actions),
     /// or because their values do not fit it (a position out of range).
     public var leftOut = 0
+    /// Points written with a time earlier than the point written before them: the journal
+    /// is not in time order there (e.g. an old capture imported after newer points).
+    public var outOfOrder = 0
+    /// The earliest and latest point time written.
+    public var earliest: Int64?
+    public var latest: Int64?
 
     public init() {}
 }

@@ -4,6 +4,11 @@ import OverlandProtocol
 
 /// Streams a journal's records out as GPX, GeoJSON or CSV in constant memory: one segment
 /// in memory at a time (the journal's reader), output handed on in chunks.
+///
+/// Records come out in the order they were logged, which is time order unless an older
+/// capture was imported after newer points; ``ExportSummary/outOfOrder`` counts the points
+/// earlier than the latest before them, and the command says so (sorting would need the
+/// whole journal in memory or a temporary copy of it).
 public enum Exporter {
     /// Output is handed to `write` in chunks of about this many bytes.
     public static let chunkBytes = 64 << 10
@@ -43,6 +48,11 @@ public enum Exporter {
             }
             if formatter.write(record, into: &output) {
                 summary.written += 1
+                if let location = record.location {
+                    if let latest = summary.latest, location.timestamp < latest { summary.outOfOrder += 1 }
+                    summary.earliest = min(summary.earliest ?? location.timestamp, location.timestamp)
+                    summary.latest = max(summary.latest ?? location.timestamp, location.timestamp)
+                }
             } else {
                 summary.leftOut += 1
             }

@@ -14,9 +14,9 @@ public enum DatePolicy: Sendable {
     /// For live reading: the date of the clock's UTC now (Unix seconds), choosing among
     /// yesterday, today and tomorrow the time nearest to now; a fix more than ten minutes
     /// from now is dropped as undated, so a point is never written with a guessed date near
-    /// midnight or from a wrong clock. Under this policy a stream date more than 1000 weeks
-    /// before now is also moved forward by 1024 weeks (a receiver with the GPS week
-    /// rollover bug).
+    /// midnight or from a wrong clock. Under this policy a stream date more than 512 weeks before the
+    /// later of now and the build date is moved forward by 1024 weeks (a receiver with the
+    /// GPS week rollover bug; see ``GPSWeekRollover``). Files are not corrected.
     case systemClock(now: @Sendable () -> Int64)
 
     /// How far a clock-dated fix may be from the clock, in seconds.

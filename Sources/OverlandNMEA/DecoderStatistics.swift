@@ -33,8 +33,26 @@ public struct DecoderStatistics: Sendable, Equatable {
     public var invalidFixes = 0
     /// Valid fixes dropped because no date was known for them (see ``DatePolicy``).
     public var undatedFixes = 0
-    /// Stream dates moved forward by 1024 weeks (GPS week rollover, live reading only).
+    /// Stream dates moved forward by 1024 weeks (GPS week rollover, see ``GPSWeekRollover``).
     public var weekRolloverCorrections = 0
+    /// Sentences (or gpsd reports) that came after their reporting cycle had been emitted, dropped.
+    public var lateSentences = 0
+    /// Fixes dated more than a day after the system clock (a receiver's glitched date), dropped.
+    public var futureFixes = 0
+    /// Fixes whose time jumped away from the stream and back (one glitched date), dropped.
+    public var timeOutliers = 0
+    /// UBX frames with a good checksum.
+    public var binaryFrames = 0
+    /// UBX NAV-PVT frames (position, velocity, time) among them.
+    public var positionFrames = 0
+    /// UBX frames of other messages, ignored.
+    public var ignoredFrames = 0
+    /// UBX frames with a bad checksum or cut short, skipped.
+    public var brokenFrames = 0
+    /// UBX frames with values out of range, skipped.
+    public var malformedFrames = 0
+    /// NMEA fixes dropped because UBX NAV-PVT reports the same epochs.
+    public var supersededFixes = 0
     /// gpsd JSON reports of class TPV read.
     public var positionReports = 0
     /// gpsd JSON reports of other classes (VERSION, DEVICES, WATCH, SKY, ...), ignored.
@@ -66,6 +84,15 @@ public struct DecoderStatistics: Sendable, Equatable {
         invalidFixes += other.invalidFixes
         undatedFixes += other.undatedFixes
         weekRolloverCorrections += other.weekRolloverCorrections
+        lateSentences += other.lateSentences
+        futureFixes += other.futureFixes
+        timeOutliers += other.timeOutliers
+        binaryFrames += other.binaryFrames
+        positionFrames += other.positionFrames
+        ignoredFrames += other.ignoredFrames
+        brokenFrames += other.brokenFrames
+        malformedFrames += other.malformedFrames
+        supersededFixes += other.supersededFixes
         positionReports += other.positionReports
         ignoredReports += other.ignoredReports
         malformedReports += other.malformedReports
@@ -79,6 +106,9 @@ public struct DecoderStatistics: Sendable, Equatable {
         var parts = ["\(lines) \(lines == 1 ? "line" : "lines")"]
         if sentences > 0 {
             parts.append("\(sentences) sentences (\(acceptedSentences) accepted)")
+        }
+        if binaryFrames > 0 {
+            parts.append("\(binaryFrames) UBX frames (\(positionFrames) NAV-PVT)")
         }
         if positionReports > 0 || ignoredReports > 0 {
             parts.append("\(positionReports) TPV reports")
@@ -99,6 +129,13 @@ public struct DecoderStatistics: Sendable, Equatable {
             (invalidFixes, "invalid fixes"),
             (undatedFixes, "undated fixes"),
             (weekRolloverCorrections, "week rollover corrections"),
+            (lateSentences, "late sentences"),
+            (ignoredFrames, "ignored UBX frames"),
+            (brokenFrames, "broken UBX frames"),
+            (malformedFrames, "malformed UBX frames"),
+            (supersededFixes, "NMEA fixes superseded by UBX"),
+            (futureFixes, "fixes dated in the future"),
+            (timeOutliers, "time outliers"),
         ]
         for (count, label) in details where count > 0 {
             parts.append("\(count) \(label)")

@@ -4,9 +4,24 @@
 /// Sentences without a time field (GSA, VTG) join the cycle they arrive in; those that
 /// arrive before the first timed sentence join the first cycle. A sentence of a timed type
 /// whose time field is empty (receivers without a fix) opens an untimed cycle, which is
-/// never emitted. A cycle is complete when a sentence with another time arrives, and is
-/// then emitted or dropped; ``finish()`` completes the last cycle at end of input, so the
-/// last epoch of a capture is emitted like the others.
+/// never emitted.
+///
+/// A cycle is complete, and is emitted or dropped, at the first of:
+/// - its cycle-ending sentence, when reading live (`closesCyclesEarly`): like gpsd, the
+///   assembler learns which sentence ends the receiver's cycle: whenever the time changes,
+///   the last sentence before the change (its type, and which occurrence of that type in
+///   the cycle: u-blox sends one GSA per constellation) becomes the cycle ender, and from
+///   then on a cycle is emitted as soon as its ender arrives, not one epoch later. An ender
+///   that proves wrong (a sentence of its cycle still arrives) is never learned again.
+///   Files are read whole, where waiting for the time change costs nothing and merges
+///   every sentence of every cycle, so they do not close early;
+/// - a sentence with another time (the receiver's cycle changed, or the ender was skipped);
+/// - ``closeCycle()``: the reader saw no input for a while (live input; see
+///   ``QuietInterval``);
+/// - ``finish()``: end of input, so the last epoch of a capture is emitted like the others.
+/// A timed sentence that still arrives for a cycle already emitted is dropped and counted
+/// as late (``DecoderStatistics/lateSentences``); when the cycle was ended by its learned
+/// ender, the ender was wrong and is learned again at the next change of time.
 ///
 /// A cycle becomes a fix only if it has a time, a position, and a sentence stating a valid
 /// fix (RMC or GLL status `A`, GGA quality above 0, a GNS mode letter other than `N`),
@@ -15,10 +30,11 @@
 /// unless another GSA of the same cycle reports a fix: receivers send one GSA per
 /// constellation, and one constellation without satellites does not void the fix.
 ///
-/// Merging: of several positions the one with the most decimals wins (GGA often has more
-/// than RMC), of several speeds the finest (a km/h field beats a knots field with as many
-/// decimals; on drive.nmea the VTG km/h field is the exact recorded speed), of several
-/// courses the one with the most decimals; otherwise the first value of the cycle is kept.
+/// Merging: of several positions the last of the cycle wins, as in gpsd (a chartplotter
+/// relaying RMC, GGA and GLL of one time from different sources reports the last one's);
+/// of several speeds the finest (a km/h field beats a knots field with as many decimals;
+/// on drive.nmea the VTG km/h field is the exact recorded speed), of several courses the
+/// one with the most decimals; otherwise the first value of the cycle is kept.
 /// The mode is the GSA fix type, else 3D when the cycle has an altitude, else 2D; a 2D fix
 /// carries no altitude. Accuracy comes from ``AccuracyModel``.
 ///
@@ -33,30 +49,106 @@ public struct FixAssembler: Sendable {
     private var cycle = Cycle()
     /// The day and time of the last fix dated from the stream or a fixed date.
     private var reference: (day: Int64, time: TimeOfDay)?
+    /// Whether cycles are emitted at their learned ender (live input).
+    public let closesCyclesEarly: Bool
+    /// The sentence that ends the receiver's cycle, once learned.
+    public private(set) var ender: CycleEnder?
+    /// Enders that proved wrong: a sentence of their cycle came after them.
+    private var wrongEnders: [CycleEnder] = []
+    /// The time of the cycle last completed before its time changed, and whether its ender did it.
+    private var closed: (identity: Cycle.Identity, byEnder: Bool)?
+    /// The last sentence since the time last changed, and how often each kind came.
+    private var last: NMEASentence.Kind?
+    private var occurrences = [Int](repeating: 0, count: NMEASentence.Kind.allCases.count)
 
-    /// Creates an assembler with a policy for fixes before the stream's first date.
-    public init(datePolicy: DatePolicy = .fromStreamOnly) {
-        self.datePolicy = datePolicy
+    /// A sentence type and its occurrence in the cycle (1 for the first).
+    public struct CycleEnder: Sendable, Equatable {
+        public var kind: NMEASentence.Kind
+        public var occurrence: Int
     }
 
-    /// Adds a decoded sentence; returns the fix of the previous cycle when this sentence
-    /// starts a new one and that cycle was a valid, dated fix.
+    /// Creates an assembler with a policy for fixes before the stream's first date.
+    public init(datePolicy: DatePolicy = .fromStreamOnly, closesCyclesEarly: Bool = false) {
+        self.datePolicy = datePolicy
+        self.closesCyclesEarly = closesCyclesEarly
+    }
+
+    /// Whether sentences wait in an open cycle that ``closeCycle()`` would complete.
+    public var hasOpenCycle: Bool {
+        if case .time = cycle.identity { return !cycle.isEmpty }
+        return false
+    }
+
+    /// Adds a decoded sentence; returns the fix of the cycle it completes, if that was a
+    /// valid, dated fix (see ``add(_:into:)`` for the rare sentence that completes two).
     public mutating func add(_ sentence: NMEASentence) -> Fix? {
-        guard sentence.kind.carriesTime else {
-            cycle.merge(sentence)
-            return nil
+        var fixes: [Fix] = []
+        add(sentence, into: &fixes)
+        return fixes.last
+    }
+
+    /// Adds a decoded sentence, appending the fixes of the cycles it completes: the
+    /// previous cycle when this sentence starts a new one, and this sentence's own cycle
+    /// when it is the learned ender.
+    public mutating func add(_ sentence: NMEASentence, into fixes: inout [Fix]) {
+        if sentence.kind.carriesTime {
+            let identity: Cycle.Identity = sentence.timeOfDay.map { .time($0) } ?? .untimed
+            if let closed, closed.identity == identity {
+                statistics.lateSentences += 1
+                if closed.byEnder, let wrong = ender {
+                    wrongEnders.append(wrong)
+                    ender = nil
+                }
+                note(sentence.kind)
+                return
+            }
+            if closed != nil {
+                // A new time after a completed cycle: the untimed sentences since then open it.
+                closed = nil
+                resetPeriod()
+                cycle.identity = identity
+            } else if cycle.identity == .unset || cycle.identity == identity {
+                cycle.identity = identity
+            } else {
+                if closesCyclesEarly, let last {
+                    let learned = CycleEnder(kind: last, occurrence: occurrences[last.index])
+                    if !wrongEnders.contains(learned) { ender = learned }
+                }
+                resetPeriod()
+                if let fix = complete() { fixes.append(fix) }
+                cycle = Cycle()
+                cycle.identity = identity
+            }
         }
-        let identity: Cycle.Identity = sentence.timeOfDay.map { .time($0) } ?? .untimed
-        if cycle.identity == identity || cycle.identity == .unset {
-            cycle.identity = identity
-            cycle.merge(sentence)
-            return nil
-        }
-        let fix = complete()
-        cycle = Cycle()
-        cycle.identity = identity
         cycle.merge(sentence)
-        return fix
+        note(sentence.kind)
+        if let ender, ender.kind == sentence.kind, ender.occurrence == occurrences[sentence.kind.index],
+           case .time = cycle.identity {
+            close(byEnder: true, into: &fixes)
+        }
+    }
+
+    /// Completes the open cycle now (the input went quiet), appending its fix if it is a
+    /// valid, dated one. Sentences that still come with its time are dropped as late.
+    public mutating func closeCycle(into fixes: inout [Fix]) {
+        guard hasOpenCycle else { return }
+        close(byEnder: false, into: &fixes)
+    }
+
+    private mutating func close(byEnder: Bool, into fixes: inout [Fix]) {
+        if let fix = complete() { fixes.append(fix) }
+        closed = (cycle.identity, byEnder)
+        cycle = Cycle()
+    }
+
+    private mutating func note(_ kind: NMEASentence.Kind) {
+        last = kind
+        occurrences[kind.index] += 1
+    }
+
+    private mutating func resetPeriod() {
+        last = nil
+        for index in occurrences.indices { occurrences[index] = 0 }
     }
 
     /// Ends the input: returns the fix of the last cycle if it is a valid, dated fix, and
@@ -65,6 +157,10 @@ public struct FixAssembler: Sendable {
         let fix = complete()
         cycle = Cycle()
         reference = nil
+        ender = nil
+        wrongEnders = []
+        closed = nil
+        resetPeriod()
         return fix
     }
 
@@ -87,16 +183,10 @@ public struct FixAssembler: Sendable {
     /// The day (since 1970-01-01) of a valid cycle at `time`, or nil when undated.
     private mutating func day(for time: TimeOfDay) -> Int64? {
         if let date = cycle.date {
-            var day = date.daysSinceEpoch
-            if case .systemClock(let now) = datePolicy {
-                let today = FixAssembler.floorDivide(now(), 86_400)
-                var corrected = false
-                while day < today - 7 * 1000 {
-                    day += 7 * 1024
-                    corrected = true
-                }
-                if corrected { statistics.weekRolloverCorrections += 1 }
-            }
+            var now: Int64?
+            if case .systemClock(let clock) = datePolicy { now = clock() }
+            let (day, corrected) = GPSWeekRollover.correct(day: date.daysSinceEpoch, now: now)
+            if corrected { statistics.weekRolloverCorrections += 1 }
             reference = (day, time)
             return day
         }
@@ -202,7 +292,7 @@ private struct Cycle {
         case nil: break
         }
         if date == nil { date = s.date }
-        if let lat = s.latitude, let lon = s.longitude, s.positionDecimals > positionDecimals {
+        if let lat = s.latitude, let lon = s.longitude {
             latitude = lat
             longitude = lon
             positionDecimals = s.positionDecimals

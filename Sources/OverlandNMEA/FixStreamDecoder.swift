@@ -5,6 +5,10 @@ public protocol FixStreamDecoder: Sendable {
     mutating func push(_ bytes: some Collection<UInt8>, into fixes: inout [Fix])
     /// Ends the input, appending the last fix, and resets the decoder (statistics kept).
     mutating func finish(into fixes: inout [Fix])
+    /// Whether a fix waits for the rest of its reporting cycle.
+    var hasOpenCycle: Bool { get }
+    /// Completes the open cycle now (the input went quiet), appending its fix.
+    mutating func closeCycle(into fixes: inout [Fix])
     /// What the decoder read, skipped and emitted so far.
     var statistics: DecoderStatistics { get }
 }

@@ -39,7 +39,7 @@ public struct NMEALineFramer: Sendable {
         case lineStart, junk, comment, sentence, overlong
     }
 
-    private var buffer: [UInt8] = []
+    private var buffer = FramingBuffer()
     private var scanIndex = 0
     private var sentenceStart = 0
     private var state = State.lineStart
@@ -52,16 +52,9 @@ public struct NMEALineFramer: Sendable {
     /// Adds bytes read from the stream; any chunk size, including one byte or none.
     public mutating func append(_ bytes: some Collection<UInt8>) {
         let keep = state == .sentence ? sentenceStart : scanIndex
-        if keep > 0 {
-            if keep == buffer.count {
-                buffer.removeAll(keepingCapacity: true)
-            } else {
-                buffer.removeSubrange(0..<keep)
-            }
-            scanIndex -= keep
-            if state == .sentence { sentenceStart -= keep }
-        }
-        buffer.append(contentsOf: bytes)
+        buffer.append(bytes, discarding: keep)
+        scanIndex -= keep
+        if state == .sentence { sentenceStart -= keep }
     }
 
     /// Returns the next complete sentence candidate, from its `$` or `!` to the byte before
@@ -77,7 +70,7 @@ public struct NMEALineFramer: Sendable {
         var start = sentenceStart
         var stats = statistics
         let maximum = maximumLineLength
-        let found: Range<Int>? = buffer.withUnsafeBufferPointer { p -> Range<Int>? in
+        let found: Range<Int>? = buffer.bytes.withUnsafeBufferPointer { p -> Range<Int>? in
             while i < count {
                 let c = p[i]
                 switch state {
@@ -208,7 +201,7 @@ public struct NMEALineFramer: Sendable {
                 statistics.skippedBytes += buffer.count - sentenceStart
             }
         }
-        buffer = []
+        buffer.reset()
         scanIndex = 0
         sentenceStart = 0
         state = .lineStart

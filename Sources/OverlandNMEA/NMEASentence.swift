@@ -23,6 +23,20 @@ public struct NMEASentence: Sendable, Equatable {
         /// Time and date.
         case zda
 
+        /// The kind's position in `allCases`, for tables indexed by kind.
+        var index: Int {
+            switch self {
+            case .rmc: 0
+            case .gga: 1
+            case .gns: 2
+            case .gll: 3
+            case .gsa: 4
+            case .gst: 5
+            case .vtg: 6
+            case .zda: 7
+            }
+        }
+
         /// Whether sentences of this kind have a UTC time field (GSA and VTG do not).
         public var carriesTime: Bool {
             switch self {
@@ -57,7 +71,7 @@ public struct NMEASentence: Sendable, Equatable {
     /// Longitude in degrees, west negative.
     public var longitude: Double?
     /// Decimal places of the minutes of the position (the fewer of latitude and longitude):
-    /// of two positions in one cycle, the assembler keeps the finer.
+    /// kept for statistics and tests (the assembler keeps the cycle's last position, as gpsd).
     public var positionDecimals: Int
     /// Altitude above mean sea level in metres (GGA, GNS).
     public var altitude: Double?

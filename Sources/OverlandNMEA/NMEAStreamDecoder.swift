@@ -16,15 +16,17 @@ public struct NMEAStreamDecoder: Sendable {
     private var assembler: FixAssembler
     private var counts = DecoderStatistics()
 
-    /// Creates a decoder with a date policy, a checksum policy and a maximum line length.
+    /// Creates a decoder with a date policy, a checksum policy and a maximum line length;
+    /// `closesCyclesEarly` for live input (see ``FixAssembler``).
     public init(
         datePolicy: DatePolicy = .fromStreamOnly,
         checksumPolicy: ChecksumPolicy = .requiredOnceSeen,
-        maximumLineLength: Int = NMEALineFramer.defaultMaximumLineLength
+        maximumLineLength: Int = NMEALineFramer.defaultMaximumLineLength,
+        closesCyclesEarly: Bool = false
     ) {
         framer = NMEALineFramer(maximumLineLength: maximumLineLength)
         decoder = NMEASentenceDecoder(checksumPolicy: checksumPolicy)
-        assembler = FixAssembler(datePolicy: datePolicy)
+        assembler = FixAssembler(datePolicy: datePolicy, closesCyclesEarly: closesCyclesEarly)
     }
 
     /// Everything counted so far by the framer, the sentence decoder and the assembler.
@@ -55,15 +57,21 @@ public struct NMEAStreamDecoder: Sendable {
         decoder = NMEASentenceDecoder(checksumPolicy: decoder.checksumPolicy)
     }
 
+    /// Whether a reporting cycle is open: ``closeCycle(into:)`` would complete it.
+    public var hasOpenCycle: Bool { assembler.hasOpenCycle }
+
+    /// Completes the open reporting cycle now (the input went quiet), appending its fix.
+    public mutating func closeCycle(into fixes: inout [Fix]) {
+        assembler.closeCycle(into: &fixes)
+    }
+
     private mutating func handle(_ line: ArraySlice<UInt8>, into fixes: inout [Fix]) {
         let result = line.withUnsafeBufferPointer { decoder.decode(buffer: $0) }
         switch result {
         case .sentence(let sentence):
             counts.acceptedSentences += 1
             if !sentence.isChecksummed { counts.uncheckedSentences += 1 }
-            if let fix = assembler.add(sentence) {
-                fixes.append(fix)
-            }
+            assembler.add(sentence, into: &fixes)
         case .ignored:
             counts.ignoredSentences += 1
         case .badChecksum:
@@ -73,5 +81,17 @@ public struct NMEAStreamDecoder: Sendable {
         case .malformed:
             counts.malformedSentences += 1
         }
+    }
+}
+
+// MARK: - The input format
+
+extension NMEAStreamDecoder: InputDecoder {
+    public static let formatName = "nmea"
+    public static let formatDescription = "NMEA 0183 sentences (a receiver, gpspipe -r, a capture)"
+    /// NMEA is the fallback: it reads anything, skipping what is not a sentence.
+    public static func sniff(_ prefix: ArraySlice<UInt8>, isComplete: Bool) -> Sniff { .match }
+    public init(options: DecoderOptions) {
+        self.init(datePolicy: options.datePolicy, closesCyclesEarly: options.closesCyclesEarly)
     }
 }

@@ -14,7 +14,7 @@ public struct TextLineFramer: Sendable {
     /// Lines, comment lines, overlong lines and the bytes they cost.
     public private(set) var statistics = DecoderStatistics()
 
-    private var buffer: [UInt8] = []
+    private var buffer = FramingBuffer()
     private var scanIndex = 0
     private var lineStart = 0
     private var discarding = false
@@ -27,12 +27,9 @@ public struct TextLineFramer: Sendable {
     /// Adds bytes read from the stream; any chunk size.
     public mutating func append(_ bytes: some Collection<UInt8>) {
         let keep = discarding ? scanIndex : lineStart
-        if keep > 0 {
-            buffer.removeSubrange(0..<keep)
-            scanIndex -= keep
-            lineStart -= min(lineStart, keep)
-        }
-        buffer.append(contentsOf: bytes)
+        buffer.append(bytes, discarding: keep)
+        scanIndex -= keep
+        lineStart -= min(lineStart, keep)
     }
 
     /// Returns the next complete line (without its terminator), or nil when more input is needed.
@@ -72,7 +69,7 @@ public struct TextLineFramer: Sendable {
         if !discarding && lineStart < buffer.count {
             tail = accept(lineStart..<buffer.count)
         }
-        buffer = []
+        buffer.reset()
         scanIndex = 0
         lineStart = 0
         discarding = false
@@ -80,7 +77,7 @@ public struct TextLineFramer: Sendable {
     }
 
     private mutating func accept(_ line: Range<Int>) -> ArraySlice<UInt8>? {
-        guard let first = buffer[line].firstIndex(where: { $0 != ASCII.space && $0 != ASCII.tab })
+        guard let first = buffer.bytes[line].firstIndex(where: { $0 != ASCII.space && $0 != ASCII.tab })
         else { return nil }
         statistics.lines += 1
         if buffer[first] == ASCII.hash {

@@ -1,121 +1,59 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import OverlandJournal
 import OverlandNMEA
 import OverlandProtocol
 
-/// One input stream for the logger: a file, a serial port or standard input.
-public struct LogInput: Sendable {
-    /// How the input is named in messages ("capture.nmea", "standard input").
-    public var name: String
-    public var fileDescriptor: Int32
-    /// A live stream (pipe, terminal, serial port, socket): waited on with a deadline, dated
-    /// by the system clock when the stream carries no date. Otherwise a file, read in bulk.
-    public var isLive: Bool
-    /// Bytes in the input, when known (for progress).
-    public var size: Int?
-
-    public init(name: String, fileDescriptor: Int32, isLive: Bool, size: Int?) {
-        self.name = name
-        self.fileDescriptor = fileDescriptor
-        self.isLive = isLive
-        self.size = size
-    }
-}
-
-/// Why a session stopped reading before the end of its input.
-public enum StopRequest: Sendable, Equatable {
-    /// Stop now, commit, exit (SIGTERM, SIGINT).
-    case stop
-    /// Reload the settings (SIGHUP, or the settings file changed), then go on.
-    case reload
-}
-
-/// The logger's main loop: reads inputs, decodes fixes, turns them into points and
-/// appends them to the journal, committing per the journal's policy. It owns no terminal
-/// and no signals: the caller passes a function that says when to stop or reload.
+/// From fixes to the journal: the recorder's filters and events, the records they lead to,
+/// and commits per the journal's policy. It reads nothing and owns no terminal or signals:
+/// the command's reader (`overland-log`'s input loop) hands it the fixes of its inputs.
 public final class LoggingSession {
     public let appender: JournalAppender
     public var recorder: Recorder
-    public var inputFormat: InputFormatChoice
-    public var datePolicy: (LogInput) -> DatePolicy
     private let device: DeviceStatusReader
 
     /// Called when a commit fails: the records stay in memory and the next commit tries
     /// again on a new segment.
     public var onCommitFailure: (JournalError) -> Void = { _ in }
-    /// Called after each chunk of input with (input, bytes read so far).
-    public var onProgress: (LogInput, Int) -> Void = { _, _ in }
     /// Called when auto-pause begins (the time of the fix), e.g. to end the active trip.
     public var onPause: (Int64) -> Void = { _ in }
-    /// Called to reload the settings; returns the new recorder configuration.
-    public var onReload: () -> RecorderConfiguration? = { nil }
+
+    /// The seconds the journal holds points for: fixes of those seconds are not logged
+    /// again. Nil: no such check.
+    public var timeIndex: JournalTimeIndex?
 
     public private(set) var decoderStatistics = DecoderStatistics()
     public private(set) var recordsAppended = 0
     public private(set) var commitFailures = 0
 
-    public init(appender: JournalAppender, recorder: Recorder, device: DeviceStatusReader,
-                inputFormat: InputFormatChoice = .automatic, datePolicy: @escaping (LogInput) -> DatePolicy) {
+    public init(appender: JournalAppender, recorder: Recorder, device: DeviceStatusReader) {
         self.appender = appender
         self.recorder = recorder
         self.device = device
-        self.inputFormat = inputFormat
-        self.datePolicy = datePolicy
     }
 
-    /// Reads `input` to its end, or until `checkSignals` says stop. Returns false when
-    /// told to stop.
-    public func run(_ input: LogInput, checkSignals: () -> StopRequest?) -> Bool {
-        var source = FixSource(choice: inputFormat, datePolicy: datePolicy(input))
+    /// Starts an unrelated stream (a new input): the last point is forgotten.
+    public func startStream() {
         recorder.startNewStream()
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        var fixes: [Fix] = []
-        var total = 0
-        var stopped = false
-        reading: while true {
-            if let request = checkSignals() {
-                if request == .stop { stopped = true; break reading }
-                if let configuration = onReload() { recorder.configuration = configuration }
-            }
-            if input.isLive {
-                // Wait for input, but wake for due commits and for signals.
-                let wait = min(0.25, appender.secondsUntilCommit() ?? 0.25)
-                var descriptor = pollfd(fd: input.fileDescriptor, events: Int16(POLLIN), revents: 0)
-                let ready = poll(&descriptor, 1, Int32((wait * 1000).rounded(.up)))
-                if ready == 0 || (ready < 0 && errno == EINTR) {
-                    commitIfDue()
-                    continue
-                }
-            }
-            let count = buffer.withUnsafeMutableBytes { read(input.fileDescriptor, $0.baseAddress!, $0.count) }
-            if count < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                break reading // a vanished serial device ends this input like end of file
-            }
-            if count == 0 { break reading }
-            total += count
-            buffer.withUnsafeBytes { source.push(UnsafeRawBufferPointer(rebasing: $0[0..<count]), into: &fixes) }
-            record(&fixes)
-            onProgress(input, total)
-            commitIfDue(inBackground: !input.isLive)
-        }
-        // The last reporting cycle is complete once the input ends or we are told to stop.
-        source.finish(into: &fixes)
-        record(&fixes)
-        decoderStatistics.add(source.statistics)
-        return !stopped
     }
 
-    private func record(_ fixes: inout [Fix]) {
+    /// Adds the statistics of an input read to its end.
+    public func addDecoderStatistics(_ statistics: DecoderStatistics) {
+        decoderStatistics.add(statistics)
+    }
+
+    /// Turns fixes into points and records, appended to the journal; empties `fixes`.
+    public func record(_ fixes: inout [Fix]) {
         guard !fixes.isEmpty else { return }
         let snapshot = device.snapshot(now: monotonicSeconds())
         var line: [UInt8] = []
         for fix in fixes {
+            if let timeIndex, timeIndex.contains(fix.time) {
+                recorder.noteAlreadyLogged(fix)
+                continue
+            }
             for event in recorder.process(fix, device: snapshot, payloadSize: fixes.count) {
                 switch event {
                 case .point(let point):
+                    timeIndex?.insert(point.timestamp)
                     line.removeAll(keepingCapacity: true)
                     point.encodeJSONLine(into: &line, options: recorder.configuration.encoding)
                     append(line)
@@ -160,7 +98,7 @@ public final class LoggingSession {
     /// A file is read as fast as it can be: its commits due by size are compressed and
     /// written on a second thread while this one decodes on. A live stream, and a commit
     /// due by time (`--commit-interval 0` asks for one per point), commit here and now.
-    private func commitIfDue(inBackground: Bool = false) {
+    public func commitIfDue(inBackground: Bool = false) {
         guard appender.commitIsDue() else { return }
         guard inBackground, appender.pendingBytes >= appender.policy.commitBytes else { commit(); return }
         do {
@@ -181,18 +119,30 @@ public final class LoggingSession {
         }
         do {
             try appender.commit()
-            return true
         } catch {
             commitFailures += 1
             onCommitFailure(error)
             return false
         }
+        // A long-running logger saves the time index now and then, so that after a power
+        // loss the next start catches up on minutes of records, not on weeks.
+        if timeIndex != nil, monotonicSeconds() - lastIndexSave >= Self.timeIndexSaveInterval {
+            try? saveTimeIndex()
+        }
+        return true
     }
-}
 
-/// Which decoder reads the input.
-public enum InputFormatChoice: String, Sendable, CaseIterable {
-    case automatic = "auto"
-    case nmea
-    case gpsd
+    /// Seconds between saves of the time index while logging.
+    public static let timeIndexSaveInterval = 600.0
+    private var lastIndexSave = monotonicSeconds()
+
+    /// Writes the time index (journal-format.md), covering every committed record: call
+    /// after a successful commit, with nothing pending.
+    public func saveTimeIndex() throws(JournalError) {
+        guard var index = timeIndex, appender.pendingRecords == 0 else { return }
+        lastIndexSave = monotonicSeconds()
+        index.cover(through: try appender.journal.endSequence())
+        try appender.journal.saveTimeIndex(index)
+        timeIndex = index
+    }
 }

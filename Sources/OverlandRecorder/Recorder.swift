@@ -33,6 +33,10 @@ public struct Recorder: Sendable {
         public var droppedOutOfOrder = 0
         public var droppedNotSignificant = 0
         public var droppedPaused = 0
+        /// Fixes of a second the journal already holds a point for (a capture imported again).
+        public var droppedAlreadyLogged = 0
+        /// Fixes of a device standing still (the stationary filter).
+        public var droppedStationary = 0
     }
 
     public init(configuration: RecorderConfiguration) {
@@ -76,6 +80,15 @@ public struct Recorder: Sendable {
             events.append(.point(point))
         }
         return events
+    }
+
+    /// Notes a fix the journal already holds a point for: no point, no event, but later
+    /// fixes are filtered against it as if it had just been logged (so an overlapping
+    /// capture adds what is new at the same minimum interval and distance).
+    public mutating func noteAlreadyLogged(_ fix: Fix) {
+        statistics.fixes += 1
+        statistics.droppedAlreadyLogged += 1
+        if lastPoint.map({ fix.time >= $0.time }) ?? true { lastPoint = fix }
     }
 
     /// Forgets the last point, as at the start of an unrelated stream (a new input file).
@@ -122,7 +135,26 @@ public struct Recorder: Sendable {
             statistics.droppedNotSignificant += 1
             return false
         }
+        if configuration.stationaryFilter && Self.isStill(fix, movedMetres: moved) {
+            statistics.droppedStationary += 1
+            return false
+        }
         return true
+    }
+
+    /// Speed used when a fix states no speed accuracy (NMEA): the stationary threshold of
+    /// ``MotionClassifier``, 0.5 m/s; distance when it states no horizontal accuracy: 10 m.
+    static let defaultSpeedAccuracy = 0.5
+    static let defaultHorizontalAccuracy = 10.0
+
+    /// Whether `fix` is indistinguishable from standing still at the last point: its speed
+    /// within its speed accuracy (no speed: still, as far as speed tells), and its distance
+    /// from the last point within its horizontal accuracy. The last point stays the anchor,
+    /// so a slow drift is logged once it adds up beyond the accuracy.
+    static func isStill(_ fix: Fix, movedMetres: Double) -> Bool {
+        let speedLimit = fix.speedAccuracy.flatMap { $0.isFinite && $0 > 0 ? $0 : nil } ?? defaultSpeedAccuracy
+        let distanceLimit = fix.horizontalAccuracy.flatMap { $0.isFinite && $0 > 0 ? $0 : nil } ?? defaultHorizontalAccuracy
+        return (fix.speed ?? 0) <= speedLimit && movedMetres <= distanceLimit
     }
 
     /// Builds the Feature: every key the protocol requires, in its type. Unknown values are

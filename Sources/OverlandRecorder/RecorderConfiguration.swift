@@ -32,6 +32,10 @@ public struct RecorderConfiguration: Sendable, Equatable {
     public var tripID: String?
     /// Round speed and accuracies to integers (for receivers like Wayfinder).
     public var encoding = FeatureEncodingOptions.standard
+    /// Keep one point while the device is still: a fix whose speed is within its speed
+    /// accuracy and whose distance from the last point is within its horizontal accuracy
+    /// is dropped; the first fix beyond either is logged at once (see ``Recorder``).
+    public var stationaryFilter = false
     /// Stop points after 5 minutes in one place; resume on leaving it.
     public var pauseAutomatically = false
     /// Radius whose exit resumes paused updates (nil: 50 m).

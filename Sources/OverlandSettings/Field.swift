@@ -206,6 +206,8 @@ extension Field {
               "a pem file of certificate authorities to trust instead of the system's"),
         Field(.top, "integer_speed", \.integerSpeed, .bool,
               "round speed and accuracies to integers, for receivers such as wayfinder"),
+        Field(.top, "stationary_filter", \.stationaryFilter, .bool,
+              "while the device is still (speed and distance within the fix's accuracy) keep one point; resume at once on moving"),
         Field(.top, "battery_path", \.batteryPath,
               .optionalText(allowed: Validation.absolutePathAllowed, validate: Validation.absolutePath), nullable: true,
               "a /sys/class/power_supply/NAME directory to read; unset: detect"),

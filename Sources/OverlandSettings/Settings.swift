@@ -43,6 +43,9 @@ public struct Settings: Sendable, Equatable {
     /// Whether speed and the accuracies are rounded to integers, for receivers such as
     /// Wayfinder that drop points with fractions; default off.
     public var integerSpeed = false
+    /// Whether a device standing still logs one point instead of the receiver's drift (a
+    /// parked receiver wanders a few metres); default off.
+    public var stationaryFilter = false
     /// A `/sys/class/power_supply/NAME` directory to read the battery from (absolute);
     /// nil = detect.
     public var batteryPath: String?

@@ -83,8 +83,10 @@ struct LogHostileInputTests {
         for index in stride(from: 0, to: input.count, by: 97) { input[index] = UInt8(ascii: "$") }
         for index in stride(from: 50, to: input.count, by: 89) { input[index] = 0x0A }
         let result = try sandbox.log(["--stats"], stdin: input)
-        #expect(result.termination == .exited(0), "\(result)")
-        #expect(result.stderrLines.count == 2, "\(result.stderrText)")
+        // Nothing recognisable in it: the statistics, then one line saying so, exit 65.
+        #expect(result.termination == .exited(65), "\(result)")
+        #expect(result.stderrLines.count == 3, "\(result.stderrText)")
+        #expect(result.stderrLines.last?.contains("standard input: not NMEA 0183 or gpsd JSON") == true, "\(result.stderrText)")
         #expect(result.stderrText.contains("bytes skipped") || result.stderrText.contains("broken lines")
                 || result.stderrText.contains("bad checksums"), "\(result.stderrText)")
         for record in try sandbox.records() { LogRecordCheck.check(record) }

@@ -217,7 +217,7 @@ struct FixAssemblerTests {
         #expect(stats.undatedFixes == (expected == nil ? 1 : 0))
     }
 
-    @Test("GPS week rollover: as reported from files; moved 1024 weeks under the system clock")
+    @Test("GPS week rollover: as reported from files; live, moved 1024 weeks near the clock or the build date")
     func weekRollover() throws {
         // april6_2019.log: a Telit HE910 just after the April 2019 rollover reports 1999-08-22.
         let bytes = try Samples.capture("april6_2019")
@@ -228,10 +228,15 @@ struct FixAssemblerTests {
         (fixes, stats) = decodeAll(NMEAStreamDecoder(datePolicy: .systemClock(now: { now })), bytes)
         #expect(fixes.map(\.isoTime) == ["2019-04-07T00:02:31.420Z"])
         #expect(stats.weekRolloverCorrections == 1)
-        // A correct date is left alone under the system clock.
+        // A clock before the build date is wrong: the build date is the reference.
         (fixes, stats) = decodeAll(
             NMEAStreamDecoder(datePolicy: .systemClock(now: { unixTime(1999, 8, 23) })), bytes)
-        #expect(fixes.map(\.isoTime) == ["1999-08-22T00:02:31.420Z"])
+        #expect(fixes.map(\.isoTime) == ["2019-04-07T00:02:31.420Z"])
+        // A date within 512 weeks of the reference is left alone.
+        #expect(GPSWeekRollover.correct(day: unixTime(2020, 2, 14) / 86_400, now: unixTime(2026, 11, 24)).corrected == false)
+        #expect(GPSWeekRollover.correct(day: unixTime(2000, 7, 1) / 86_400, now: unixTime(2026, 11, 24)).day
+                == unixTime(2020, 2, 15) / 86_400)
+        #expect(GPSWeekRollover.correct(day: unixTime(1999, 8, 22) / 86_400, now: nil).corrected == false, "files")
     }
 
     @Test("position, speed and course: the finest of the cycle wins")

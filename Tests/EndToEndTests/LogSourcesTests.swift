@@ -1,0 +1,280 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The sources users plug in: a serial port (a `socat` pseudo-terminal pair stands in for a
+/// USB receiver: raw mode and rate are checked on the port, an unplug is socat going away)
+/// and gpsd's socket (gpsfake runs a real gpsd on a port of its own). Both need their tool:
+/// scripts/install-dependencies installs socat and gpsd.
+@Suite("overland-log: serial ports and gpsd")
+struct LogSourcesTests {
+    /// A pseudo-terminal pair: the logger opens `port`, the test writes to `feed`.
+    final class PTYPair {
+        let port: String
+        let feed: String
+        private var socat: RunningTool?
+        private var feedFD: Int32 = -1
+
+        init(directory: TemporaryDirectory) throws {
+            port = directory.appending("gps")
+            feed = directory.appending("feed")
+            try start()
+        }
+
+        deinit { stop() }
+
+        func start() throws {
+            let runner = ToolRunner(executable: "/usr/bin/socat")
+            socat = try runner.start(["pty,raw,echo=0,link=\(port)", "pty,raw,echo=0,link=\(feed)"])
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !(FileManager.default.fileExists(atPath: port) && FileManager.default.fileExists(atPath: feed)) {
+                guard ContinuousClock.now < deadline else { throw ToolRunnerError(description: "socat made no pty pair") }
+                usleep(10_000)
+            }
+            feedFD = open(feed, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+            guard feedFD >= 0 else { throw ToolRunnerError(description: "cannot open \(feed): errno \(errno)") }
+        }
+
+        /// Unplugs: socat goes away with both ptys (the logger's read fails).
+        func stop() {
+            if feedFD >= 0 { close(feedFD) }
+            feedFD = -1
+            socat?.kill(SIGTERM)
+            _ = socat?.wait(timeout: .seconds(10))
+            socat = nil
+        }
+
+        func write(_ text: String) {
+            let bytes = Array(text.utf8)
+            var offset = 0
+            let deadline = ContinuousClock.now + .seconds(10)
+            while offset < bytes.count && ContinuousClock.now < deadline {
+                let written = bytes.withUnsafeBytes { Glibc.write(feedFD, $0.baseAddress! + offset, bytes.count - offset) }
+                if written > 0 { offset += written } else { usleep(5_000) }
+            }
+        }
+
+        /// The port's terminal settings, as the logger left them.
+        func settings() -> termios? {
+            let fd = open(port, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+            guard fd >= 0 else { return nil }
+            defer { close(fd) }
+            var settings = termios()
+            return tcgetattr(fd, &settings) == 0 ? settings : nil
+        }
+    }
+
+    /// Feeds epochs `range` at `interval` seconds each.
+    static func feed(_ pair: PTYPair, _ range: Range<Int>, interval: Double = 0.05) {
+        for index in range {
+            pair.write(GeneratedNMEA.epoch(index))
+            logSleep(interval)
+        }
+    }
+
+    static func waitForRecords(_ sandbox: LogSandbox, atLeast count: UInt64, timeout: Double = 20) -> UInt64 {
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        var seen: UInt64 = 0
+        while ContinuousClock.now < deadline {
+            seen = sandbox.recordCount()
+            if seen >= count { break }
+            logSleep(0.1)
+        }
+        return seen
+    }
+
+    @Test func baudOptionSetsRawModeAndTheRate() throws {
+        let sandbox = try LogSandbox()
+        let pair = try PTYPair(directory: sandbox.directory)
+        defer { pair.stop() }
+        let child = try sandbox.logger.start(["--journal", sandbox.journal, "--commit-interval", "0", pair.port, "--baud", "4800"])
+        defer { child.kill(SIGKILL); _ = child.wait(timeout: .seconds(10)) }
+        Self.feed(pair, 0..<10)
+        #expect(Self.waitForRecords(sandbox, atLeast: 10) == 10)
+        let settings = try #require(pair.settings())
+        var copy = settings
+        #expect(cfgetispeed(&copy) == speed_t(B4800))
+        #expect(settings.c_lflag & tcflag_t(ICANON) == 0, "raw: no line editing")
+        #expect(settings.c_lflag & tcflag_t(ECHO) == 0, "raw: no echo")
+        #expect(settings.c_iflag & tcflag_t(ICRNL) == 0, "raw: no CR translation")
+        #expect(settings.c_cflag & tcflag_t(CLOCAL) != 0, "modem lines ignored")
+        child.kill(SIGTERM)
+        let result = child.wait(timeout: .seconds(30))
+        #expect(result.termination == .exited(0), "\(result)")
+    }
+
+    @Test func rateIsDetectedWithoutBaud() throws {
+        let sandbox = try LogSandbox()
+        let pair = try PTYPair(directory: sandbox.directory)
+        defer { pair.stop() }
+        let child = try sandbox.logger.start(["--journal", sandbox.journal, "--commit-interval", "0", pair.port])
+        defer { child.kill(SIGKILL); _ = child.wait(timeout: .seconds(10)) }
+        // The receiver talks all along; detection listens, then the logger reads on.
+        Self.feed(pair, 0..<60)
+        #expect(Self.waitForRecords(sandbox, atLeast: 20) >= 20)
+        let settings = try #require(pair.settings())
+        var copy = settings
+        // A pseudo-terminal passes every rate: the first tried is the one found.
+        #expect(cfgetispeed(&copy) == speed_t(B9600))
+        child.kill(SIGTERM)
+        let result = child.wait(timeout: .seconds(30))
+        #expect(result.termination == .exited(0), "\(result)")
+    }
+
+    @Test func unpluggedPortIsReopenedWhenItComesBack() throws {
+        let sandbox = try LogSandbox()
+        let pair = try PTYPair(directory: sandbox.directory)
+        let child = try sandbox.logger.start(["--journal", sandbox.journal, "--commit-interval", "0", pair.port, "--baud", "9600"])
+        defer { child.kill(SIGKILL); _ = child.wait(timeout: .seconds(10)); pair.stop() }
+        Self.feed(pair, 0..<10)
+        #expect(Self.waitForRecords(sandbox, atLeast: 10) == 10)
+        pair.stop()
+        logSleep(1.5)
+        #expect(child.isRunning, "the logger waits for the port")
+        try pair.start()
+        logSleep(1.5) // it looks twice a second
+        Self.feed(pair, 10..<20)
+        #expect(Self.waitForRecords(sandbox, atLeast: 20) == 20)
+        child.kill(SIGTERM)
+        let result = child.wait(timeout: .seconds(30))
+        #expect(result.termination == .exited(0), "\(result)")
+        #expect(result.stderrText.contains("gone; waiting for it to come back"), "\(result.stderrText)")
+        #expect(result.stderrText.contains(": back"), "\(result.stderrText)")
+        #expect(try sandbox.records().map(\.timestamp) == (0..<20).map { GeneratedNMEA.time($0) })
+    }
+
+    /// A silent port while the rate is detected: SIGTERM stops it at once, exit 0.
+    @Test func sigtermDuringRateDetectionStops() throws {
+        let sandbox = try LogSandbox()
+        let pair = try PTYPair(directory: sandbox.directory)
+        defer { pair.stop() }
+        let child = try sandbox.logger.start(["--journal", sandbox.journal, pair.port])
+        logSleep(1)
+        let clock = ContinuousClock()
+        let signalled = clock.now
+        child.kill(SIGTERM)
+        let result = child.wait(timeout: .seconds(30))
+        #expect(result.termination == .exited(0), "\(result)")
+        #expect(clock.now - signalled < .seconds(3), "not after every rate was tried")
+    }
+
+    @Test func baudOnAFileIsAUsageError() throws {
+        let sandbox = try LogSandbox()
+        let file = try sandbox.file("a.nmea", text: GeneratedNMEA.epochs(0..<2))
+        let result = try sandbox.log([file, "--baud", "9600"])
+        #expect(result.exitStatus == 64, "\(result)")
+        #expect(try sandbox.log([file, "--baud", "1234"]).exitStatus == 64)
+    }
+
+    /// `--gpsd 127.0.0.1:PORT`: started before gpsd, it waits; it reads gpsd's TPV reports,
+    /// and when gpsd goes away and comes back it reconnects.
+    @Test func gpsdSocketWithReconnect() throws {
+        let sandbox = try LogSandbox()
+        let port = LogGPSD.freePort()
+        let child = try sandbox.logger.start(["--journal", sandbox.journal, "--commit-interval", "0", "--stats",
+                                              "--gpsd", "127.0.0.1:\(port)"])
+        defer { child.kill(SIGKILL); _ = child.wait(timeout: .seconds(10)) }
+        logSleep(1)
+        #expect(child.isRunning, "waits for gpsd")
+
+        // Generated epochs of the last hours (gpsd itself moves dates before its build date
+        // by 1024 weeks), fed one sentence per 10 ms: gpsd starts feeding when its first
+        // client connects (the check for its port may be that client).
+        let recent = Int64(Date().timeIntervalSince1970) / 60 * 60 - 7200
+        let firstCapture = try sandbox.file("first.nmea", text: GeneratedNMEA.epochs(0..<100, start: recent))
+        let first = try Self.startGPSFake(port: port, capture: firstCapture)
+        let firstCount = Self.waitForRecords(sandbox, atLeast: 10, timeout: 30)
+        #expect(firstCount >= 10, "points from the first gpsd")
+        // gpsd stops (as on `systemctl restart gpsd`).
+        first.killGroup(SIGTERM)
+        _ = first.wait(timeout: .seconds(20))
+        logSleep(1)
+        #expect(child.isRunning, "gpsd gone: the logger waits for it")
+
+        // Second gpsd on the same port: an hour later, new to the journal.
+        let start = recent + 3600
+        let capture = try sandbox.file("second.nmea", text: GeneratedNMEA.epochs(0..<100, start: start))
+        let second = try Self.startGPSFake(port: port, capture: capture)
+        let deadline = ContinuousClock.now + .seconds(40)
+        var fromSecond = 0
+        while ContinuousClock.now < deadline {
+            fromSecond = (try? sandbox.records().filter { $0.timestamp >= start && $0.timestamp < start + 100 }.count) ?? 0
+            if fromSecond >= 10 { break }
+            logSleep(0.2)
+        }
+        #expect(fromSecond >= 10, "points from the second gpsd after reconnecting")
+        second.killGroup(SIGKILL)
+        _ = second.wait(timeout: .seconds(10))
+        child.kill(SIGTERM)
+        let result = child.wait(timeout: .seconds(30))
+        #expect(result.termination == .exited(0), "\(result)")
+        #expect(result.stderrText.contains("TPV reports"), "\(result.stderrText)")
+        #expect(result.stderrText.contains("gpsd at 127.0.0.1:\(port): back"), "\(result.stderrText)")
+    }
+
+    static func startGPSFake(port: UInt16, capture: String) throws -> RunningTool {
+        let gpsfake = try #require(LogGPSD.gpsfake, "gpsfake is installed by scripts/install-dependencies")
+        let child = try ToolRunner(executable: "/bin/sh").start(
+            ["-c", #"exec "$0" -1 -q -c 0.01 -P "$1" "$2" >/dev/null 2>&1"#, gpsfake, "\(port)", capture])
+        guard LogGPSD.waitForListener(port: port, timeout: .seconds(15)) else {
+            child.killGroup(SIGKILL)
+            throw ToolRunnerError(description: "gpsfake did not start gpsd on port \(port): \(child.wait(timeout: .seconds(5)))")
+        }
+        return child
+    }
+}
+
+/// u-blox UBX mixed with NMEA, through the logger: points carry the receiver's accuracies.
+/// The frames are generated from known values (no real UBX capture with gpsd's reports is
+/// available offline); the unit tests check each field.
+@Suite("overland-log: u-blox UBX")
+struct LogUBXTests {
+    static func frame(_ messageClass: UInt8, _ id: UInt8, _ payload: [UInt8]) -> [UInt8] {
+        let body = [messageClass, id, UInt8(payload.count & 0xFF), UInt8(payload.count >> 8)] + payload
+        var a: UInt8 = 0, b: UInt8 = 0
+        for byte in body { a = a &+ byte; b = b &+ a }
+        return [0xB5, 0x62] + body + [a, b]
+    }
+
+    static func le<T: FixedWidthInteger>(_ value: T) -> [UInt8] { withUnsafeBytes(of: value.littleEndian) { Array($0) } }
+
+    /// NAV-PVT at 2026-11-20T12:30:(15 + index)Z, hAcc 1.234 m, vAcc 2.5 m, sAcc 0.21 m/s, headAcc 0.75°.
+    static func pvt(_ index: Int) -> [UInt8] {
+        var p = le(UInt32(417_600_000 + index * 1000)) + le(UInt16(2026)) + [11, 20, 12, 30, UInt8(15 + index), 0x07]
+        p += le(UInt32(25)) + le(Int32(0)) + [3, 0x01, 0, 14]
+        p += le(Int32(-1_223_320_708)) + le(Int32(476_062_095 + index * 100))
+        p += le(Int32(30_500)) + le(Int32(52_250)) + le(UInt32(1234)) + le(UInt32(2500))
+        p += le(Int32(0)) + le(Int32(0)) + le(Int32(0)) + le(Int32(13_900)) + le(Int32(27_150_000))
+        p += le(UInt32(210)) + le(UInt32(75_000)) + le(UInt16(133)) + [0, 0, 0, 0, 0, 0] + le(Int32(0)) + le(Int16(0)) + le(UInt16(0))
+        return frame(0x01, 0x07, p)
+    }
+
+    @Test func ubxPointsCarryTheReceiversAccuracies() throws {
+        let sandbox = try LogSandbox()
+        var bytes: [UInt8] = []
+        for index in 0..<10 {
+            bytes += Array(nmea("GNRMC,1230\(15 + index).00,A,4736.37257,N,12219.92425,W,27.020,271.50,201126,,,A").utf8)
+            bytes += Self.pvt(index)
+        }
+        let path = try sandbox.file("ublox.ubx", bytes)
+        let result = try sandbox.log([path, "--stats"])
+        #expect(result.succeeded, "\(result)")
+        #expect(result.stderrText.contains("10 UBX frames (10 NAV-PVT)"), "\(result.stderrText)")
+        let records = try sandbox.records()
+        #expect(records.count == 10)
+        let first = try #require(records.first)
+        #expect(first.timestampText == "2026-11-20T12:30:15Z")
+        #expect(first.raw("horizontal_accuracy") == "1")
+        #expect(first.raw("vertical_accuracy") == "3")
+        #expect(first.raw("speed_accuracy") == "0.21")
+        #expect(first.raw("course_accuracy") == "0.75")
+        #expect(first.altitude == 52)
+        // The same bytes read as --input nmea: UBX skipped, NMEA fixes without accuracy.
+        let other = try LogSandbox()
+        #expect(try other.log([path, "--input", "nmea"]).succeeded)
+        #expect(try other.records().first?.raw("speed_accuracy") == "-1")
+    }
+}
