@@ -51,7 +51,7 @@ public struct LogCommand: ParsableCommand {
               include_tracking_stats     stats on points; action records
               include_unique_id          unique_id from /etc/machine-id,
                                          hashed (never the raw id)
-              integer_speed              whole-number speed and accuracies
+              integer_speed, profile     receiver quirks: applied when sending
               commit_interval, device_id, battery_path, journal
             """
     )

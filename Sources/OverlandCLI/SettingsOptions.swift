@@ -78,7 +78,6 @@ extension Settings {
         }
         configuration.deviceID = deviceID
         configuration.uniqueID = includeUniqueID ? UniqueID.ofThisMachine() : nil
-        configuration.encoding = integerSpeed ? .wayfinder : .standard
         configuration.pauseAutomatically = main.pauseAutomatically
         configuration.resumeRadius = main.resumeWithGeofence.metres
         configuration.visitTracking = main.visitTracking

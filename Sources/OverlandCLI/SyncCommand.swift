@@ -173,6 +173,7 @@ public struct SyncCommand: AsyncParsableCommand {
         configuration.batchSize = profile.batchSize.count
         configuration.loggingMode = SyncConfiguration.LoggingMode(rawValue: profile.loggingMode.rawValue) ?? .all
         configuration.consider2xxSuccessful = settings.consider2xxSuccessful
+        configuration.profile = ReceiverProfile(named: settings.effectiveReceiverProfile.rawValue) ?? .none
         configuration.sendIntervalSeconds = settings.sendInterval.seconds
         configuration.caFile = caFile ?? settings.caFile
         configuration.maxTime = maxTime

@@ -117,7 +117,7 @@ public final class LoggingSession {
                 switch event {
                 case .point(let point):
                     line.removeAll(keepingCapacity: true)
-                    point.encodeJSONLine(into: &line, options: recorder.configuration.encoding)
+                    point.encodeJSONLine(into: &line)
                     append(line)
                 case .paused(let time, _, _):
                     appendAction("paused_location_updates", at: time, device: snapshot)

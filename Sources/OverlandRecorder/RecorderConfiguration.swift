@@ -30,8 +30,6 @@ public struct RecorderConfiguration: Sendable, Equatable {
     public var uniqueID: String?
     /// The active trip's start time (ISO 8601), stamped as `trip_id`.
     public var tripID: String?
-    /// Round speed and accuracies to integers (for receivers like Wayfinder).
-    public var encoding = FeatureEncodingOptions.standard
     /// Stop points after 5 minutes in one place; resume on leaving it.
     public var pauseAutomatically = false
     /// Radius whose exit resumes paused updates (nil: 50 m).

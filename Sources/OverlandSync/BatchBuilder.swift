@@ -138,7 +138,8 @@ final class BatchBuilder: @unchecked Sendable {
     private func takeBody() -> RequestBodyWriter {
         bodyTurn = 1 - bodyTurn
         guard var body = bodies[bodyTurn] else {
-            return RequestBodyWriter(reservingCapacity: min(configuration.batchSize * 640, Self.maximumBodyBytes) + 1024)
+            return RequestBodyWriter(reservingCapacity: min(configuration.batchSize * 640, Self.maximumBodyBytes) + 1024,
+                                     profile: configuration.profile)
         }
         // Out of the array first, so that `reset` finds the storage uniquely held when the
         // request that shared it is gone (if it is not, `reset` allocates: still correct).
@@ -154,7 +155,7 @@ final class BatchBuilder: @unchecked Sendable {
         guard let newest, newest.record.sequence >= cursor else { return nil }
         let next = newest.record.sequence + 1
         if configuration.loggingMode == .latest {
-            var body = RequestBodyWriter(reservingCapacity: newest.record.line.count + 64)
+            var body = RequestBodyWriter(reservingCapacity: newest.record.line.count + 64, profile: configuration.profile)
             body.appendLocation(newest.record.line)
             body.finish(trip: configuration.trip)
             let url = template.hasPlaceholders ? template.expanded(with: newestPoint(fallback: newest.record)) : configuration.endpoint

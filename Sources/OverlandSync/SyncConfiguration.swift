@@ -1,4 +1,5 @@
 import OverlandJSON
+import OverlandProtocol
 
 /// Everything a sync run needs to know, filled by the command line from the settings file
 /// and its flags. A plain value: the engine reads it and never changes it.
@@ -27,6 +28,8 @@ public struct SyncConfiguration: Sendable, Equatable {
     public var batchSize = 200
     /// What is sent.
     public var loggingMode = LoggingMode.all
+    /// The receiver's quirks, applied to every point as it is sent (never to the journal).
+    public var profile = ReceiverProfile.none
     /// Count any 2xx as delivered, even without `{"result":"ok"}` (can lose data when such
     /// a server fails internally).
     public var consider2xxSuccessful = false
