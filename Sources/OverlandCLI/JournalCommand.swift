@@ -1,6 +1,7 @@
 import ArgumentParser
 import OverlandJSON
 import OverlandJournal
+import OverlandSync
 
 /// `overland journal`: look after a journal (stats, verify, repair, seal).
 public struct JournalCommand: ParsableCommand {
@@ -27,6 +28,11 @@ public struct JournalCommand: ParsableCommand {
             try reportingFailures("overland journal stats") {
                 let journal = try journalOptions.open()
                 let stats = try journal.statistics()
+                // The cursor passes what the latest and owntracks modes skip as well as what
+                // they send: the sync state counts the skipped (capped at what is left after
+                // retention deleted sent segments).
+                let skipped = min(try SyncState.load(journal: journal).skippedRecords, stats.sentRecords)
+                let sent = stats.sentRecords - skipped
                 let first = try journal.records(from: 0).next().flatMap { RecordFields.timestamp(in: $0.line) }
                 let last = try journal.lastRecord().flatMap { RecordFields.timestamp(in: $0.line) }
                 if json {
@@ -35,7 +41,7 @@ public struct JournalCommand: ParsableCommand {
                     writer.appendString(journal.path)
                     writer.appendRaw(",\"journal_id\":" as StaticString)
                     writer.appendString(journal.id.description)
-                    for (key, value) in [("records", stats.records), ("sent", stats.sentRecords), ("unsent", stats.unsentRecords),
+                    for (key, value) in [("records", stats.records), ("sent", sent), ("skipped", skipped), ("unsent", stats.unsentRecords),
                                          ("sealed_records", stats.sealedRecords), ("active_records", stats.activeRecords),
                                          ("sealed_bytes", UInt64(stats.sealedBytes)), ("active_bytes", UInt64(stats.activeBytes)),
                                          ("segments", UInt64(stats.segments)), ("sealed_segments", UInt64(stats.sealedSegments)),
@@ -53,7 +59,7 @@ public struct JournalCommand: ParsableCommand {
                 }
                 Terminal.line("journal   \(journal.path)")
                 Terminal.line("id        \(journal.id)  device \(journal.manifest.deviceID.isEmpty ? "(none)" : journal.manifest.deviceID)")
-                Terminal.line("points    \(stats.records): \(stats.sentRecords) sent, \(stats.unsentRecords) unsent")
+                Terminal.line("points    \(stats.records): \(sent) sent, \(skipped == 0 ? "" : "\(skipped) skipped (only the newest is sent in the latest and owntracks modes), ")\(stats.unsentRecords) unsent")
                 Terminal.line("from      \(first ?? "-")")
                 Terminal.line("to        \(last ?? "-")")
                 Terminal.line("segments  \(stats.segments): \(stats.sealedSegments) sealed, \(stats.segments - stats.sealedSegments) active")

@@ -218,7 +218,8 @@ public struct SyncCommand: AsyncParsableCommand {
         func note(_ text: String) { if verbose { Terminal.error("overland-sync: \(journal): \(text)") } }
         switch report.outcome {
         case .delivered, .maxTimeReached:
-            note("\(report.sentRecords) points sent to \(server) in \(report.batches) requests; \(report.backlog) waiting")
+            let skipped = report.skippedRecords > 0 ? "; \(report.skippedRecords) older skipped (logging mode)" : ""
+            note("\(report.sentRecords) points sent to \(server) in \(report.batches) requests\(skipped); \(report.backlog) waiting")
             return .ok
         case .nothingToSend:
             note("nothing to send")

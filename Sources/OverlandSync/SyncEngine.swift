@@ -181,6 +181,8 @@ public final class SyncEngine: Sendable {
                     failure = (.journalError(error), error.description)
                     break sending
                 }
+                report.skippedRecords += Int(batch.skipped)
+                state.skippedRecords += batch.skipped
                 continue
             }
 
@@ -223,6 +225,8 @@ public final class SyncEngine: Sendable {
                 }
                 cursorMoved = true
                 report.sentRecords += batch.count
+                report.skippedRecords += Int(batch.skipped)
+                state.skippedRecords += batch.skipped
                 report.batches += 1
                 report.outcome = .delivered
                 state.lastSuccess = wallClock()
