@@ -114,4 +114,16 @@ struct EndpointURL: Equatable {
             host = String(hostPort.prefix { $0 != ":" }).lowercased()
         }
     }
+
+    /// `url` for messages: without user information, query or fragment, where a token may
+    /// ride (Compass takes it as `?token=`).
+    static func forDisplay(_ url: String) -> String {
+        let withoutQuery = url.prefix { $0 != "?" && $0 != "#" }
+        guard let colon = withoutQuery.firstIndex(of: ":"), withoutQuery[colon...].hasPrefix("://") else { return String(withoutQuery) }
+        let schemeEnd = withoutQuery.index(colon, offsetBy: 3)
+        let rest = withoutQuery[schemeEnd...]
+        let authority = rest.prefix { $0 != "/" }
+        let hostPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
+        return String(withoutQuery[..<schemeEnd]) + hostPort + rest.dropFirst(authority.count)
+    }
 }

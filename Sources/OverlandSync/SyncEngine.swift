@@ -245,6 +245,10 @@ public final class SyncEngine: Sendable {
                 failure = (.retryLater, message)
             case .refused(let status, let message):
                 failure = (.refused(status: status), message)
+            case .wrongEndpoint(_, let message):
+                // Named with the url (query and credentials left out: a token may ride in
+                // either), so the user sees which setting to fix.
+                failure = (.configurationError, "\(EndpointURL.forDisplay(configuration.endpoint)): \(message): check the endpoint url")
             }
             if failure != nil { break }
         }
@@ -274,6 +278,9 @@ public final class SyncEngine: Sendable {
             do { try journal.removeSentSegments(keepSeconds: keep) } catch { report.warnings.append(error.description) }
         }
         report.backlog = (try? journal.backlog()) ?? 0
+        if report.outcome == .configurationError, let message = report.message {
+            report.message = message + "; \(report.backlog) points kept"
+        }
         return report
     }
 

@@ -53,7 +53,9 @@ import Testing
     @Test func refusedAndRetryable() {
         #expect(Self.reply(401, "").outcome == .refused(status: 401, reason: "server refused the credentials (401 unauthorized)"))
         #expect(Self.reply(403, #"{"error":"banned"}"#).outcome == .refused(status: 403, reason: "server refused the credentials (403 forbidden): banned"))
-        #expect(Self.reply(404, "").outcome == .retryable("server answered 404 not found"))
+        #expect(Self.reply(404, "").outcome == .wrongEndpoint(status: 404, reason: "server answered 404 not found"))
+        #expect(Self.reply(405, "").outcome == .wrongEndpoint(status: 405, reason: "server answered 405 method not allowed"))
+        #expect(Self.reply(410, #"{"error":"removed"}"#).outcome == .wrongEndpoint(status: 410, reason: "server answered 410 gone: removed"))
         #expect(Self.reply(418, "").outcome == .retryable("server answered 418"))
         let redirect = Reply(status: 301, body: [], redirectLocation: "https://example.com/new")
         #expect(redirect.outcome == .retryable("server redirected to 'https://example.com/new' (301); redirects are not followed: set the endpoint to the final url"))
