@@ -120,7 +120,8 @@ public struct LogCommand: ParsableCommand {
     private func execute() throws -> String {
         var settings = try journalOptions.settings()
         let journal = try Journal(path: journalOptions.path(with: settings), create: true,
-                                  deviceID: DeviceIdentity.resolve(flag: deviceID, settings: settings))
+                                  deviceID: DeviceIdentity.resolve(flag: deviceID, settings: settings),
+                                  machine: UniqueID.ofThisMachine())
         let configuration = recorderConfiguration(settings, trip: try Trip.active(in: journal))
         var policy = JournalPolicy()
         policy.commitInterval = commitInterval ?? settings.commitInterval

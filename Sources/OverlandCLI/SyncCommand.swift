@@ -131,7 +131,7 @@ public struct SyncCommand: AsyncParsableCommand {
     private func sync(journalAt path: String, endpoint: String, settings: Settings) async throws -> ExitStatus {
         let journal = try Journal(path: path)
         if !dryRun {
-            for warning in try JournalOrigin.check(journal: journal, settings: settings, acceptCopy: acceptCopy) {
+            for warning in try JournalOrigin.check(journal: journal, acceptCopy: acceptCopy) {
                 Terminal.error("overland-sync: \(path): \(warning)")
             }
         }
