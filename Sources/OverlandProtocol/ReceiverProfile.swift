@@ -15,11 +15,17 @@
 ///   has a fraction (34.0 passes, 34.2 does not) and still answers `{"result":"ok"}`, so
 ///   without this profile points logged with a fractional speed are lost in silence.
 ///   `-1` (unknown) stays `-1`.
+/// - `compass`: the token also travels in the url as `?token=` (percent-encoded), since
+///   Compass reads it only from the query string, never from the `Authorization` header;
+///   an endpoint that already has a `token` parameter is left as it is. Points go out as
+///   stored.
 public struct ReceiverProfile: Sendable, Equatable, CustomStringConvertible {
     /// The profile's name, as the `profile` setting spells it.
     public let name: String
     /// The `properties` members written as whole numbers.
     public let wholeNumberProperties: Set<String>
+    /// Whether the token is added to the url's query as `token`.
+    public let tokenInQuery: Bool
 
     /// The protocol as written: nothing changes.
     public static let none = ReceiverProfile(name: "none", wholeNumberProperties: [])
@@ -30,8 +36,11 @@ public struct ReceiverProfile: Sendable, Equatable, CustomStringConvertible {
         wholeNumberProperties: ["speed", "speed_accuracy", "course_accuracy",
                                 "altitude", "course", "horizontal_accuracy", "vertical_accuracy"])
 
+    /// The token in the query string, where Compass reads it.
+    public static let compass = ReceiverProfile(name: "compass", wholeNumberProperties: [], tokenInQuery: true)
+
     /// Every profile, by name.
-    public static let all: [ReceiverProfile] = [.none, .wayfinder]
+    public static let all: [ReceiverProfile] = [.none, .wayfinder, .compass]
 
     /// The profile named `name`, or nil.
     public init?(named name: String) {
@@ -39,9 +48,21 @@ public struct ReceiverProfile: Sendable, Equatable, CustomStringConvertible {
         self = found
     }
 
-    private init(name: String, wholeNumberProperties: Set<String>) {
+    private init(name: String, wholeNumberProperties: Set<String>, tokenInQuery: Bool = false) {
         self.name = name
         self.wholeNumberProperties = wholeNumberProperties
+        self.tokenInQuery = tokenInQuery
+    }
+
+    /// The url a request goes to: `url` with the token added as `token` for a receiver
+    /// that reads it there (and has none in the url yet).
+    public func url(_ url: String, token: String?) -> String {
+        guard tokenInQuery, let token, !token.isEmpty else { return url }
+        let query = url.drop { $0 != "?" }.prefix { $0 != "#" }
+        if query.dropFirst().split(separator: "&").contains(where: { $0.hasPrefix("token=") }) { return url }
+        let fragment = url.drop { $0 != "#" }
+        let base = url.dropLast(fragment.count)
+        return base + (query.isEmpty ? "?" : "&") + "token=" + URLTemplate.percentEncoded(token) + fragment
     }
 
     /// Whether lines go out as stored.

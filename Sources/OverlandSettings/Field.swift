@@ -207,7 +207,7 @@ extension Field {
         Field(.top, "integer_speed", \.integerSpeed, .bool,
               "send speed and accuracies as whole numbers (the wayfinder profile), old points too"),
         Field(.top, "profile", \.receiverProfile, .choice(ReceiverProfileName.self),
-              "the receiver's quirks applied when sending: none, or wayfinder (whole-number speed and accuracies)"),
+              "the receiver's quirks applied when sending: none; wayfinder (whole-number speed and accuracies); compass (token in the url)"),
         Field(.top, "battery_path", \.batteryPath,
               .optionalText(allowed: Validation.absolutePathAllowed, validate: Validation.absolutePath), nullable: true,
               "a /sys/class/power_supply/NAME directory to read; unset: detect"),

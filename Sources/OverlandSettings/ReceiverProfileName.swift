@@ -5,4 +5,6 @@ public enum ReceiverProfileName: String, SettingChoice {
     case none
     /// Whole-number speed and accuracies (Wayfinder drops a point with a fraction).
     case wayfinder
+    /// The token in the url's query string (Compass reads it nowhere else).
+    case compass
 }

@@ -125,7 +125,8 @@ final class BatchBuilder: @unchecked Sendable {
             if unsent > 2 * UInt64(configuration.batchSize) { current = newest.record.line }
         }
         body.finish(current: current, trip: configuration.trip)
-        let url = lastRecord.map { template.expanded(with: newestPoint(fallback: $0)) } ?? configuration.endpoint
+        let url = configuration.profile.url(lastRecord.map { template.expanded(with: newestPoint(fallback: $0)) } ?? configuration.endpoint,
+                                            token: configuration.effectiveToken)
         var headers = commonHeaders()
         if let token = configuration.effectiveToken { headers.append(.init("Authorization", "Bearer " + token)) }
         bodies[bodyTurn] = body
@@ -168,7 +169,8 @@ final class BatchBuilder: @unchecked Sendable {
             var body = RequestBodyWriter(reservingCapacity: chosen.line.count + 64, profile: configuration.profile)
             body.appendLocation(chosen.line)
             body.finish(trip: configuration.trip)
-            let url = template.hasPlaceholders ? template.expanded(with: chosen.point) : configuration.endpoint
+            let url = configuration.profile.url(template.hasPlaceholders ? template.expanded(with: chosen.point) : configuration.endpoint,
+                                                token: configuration.effectiveToken)
             var headers = commonHeaders()
             if let token = configuration.effectiveToken { headers.append(.init("Authorization", "Bearer " + token)) }
             return Batch(request: SyncRequest(url: url, headers: headers, body: body.bytes), first: cursor, next: next,

@@ -1,4 +1,5 @@
 import Foundation
+import OverlandJournal
 import Testing
 
 /// Receiver profiles apply when sending, to points already in the journal: a server that,
@@ -83,6 +84,25 @@ import Testing
         #expect(records.contains { $0.raw("speed") == "2.57" }, "logged with its decimals")
         let after = try sandbox.records()
         #expect(after.map(\.line) == records.map(\.line), "the journal keeps full precision")
+    }
+
+    /// Compass reads the token only from the query string: with the compass profile the
+    /// request carries it there, and the dry run shows it redacted.
+    @Test func compassGetsTheTokenInTheQueryString() throws {
+        let (sandbox, records) = try loggedSandbox()
+        #expect(try sandbox.overland.run(["config", "set", "profile", "compass"]).exitStatus == 0)
+        let server = try LocalServer { _, request in
+            request.uri.hasSuffix("?token=c0mp%2Fass") ? LocalServer.ok() : LocalServer.text(200, #"{"error":"no token"}"#)
+        }
+        defer { server.stop() }
+        var sync = ToolRunner(product: "overland-sync")
+        sync.environment = sandbox.logger.environment
+        let token: [String: String?] = ["OVERLAND_TOKEN": "c0mp/ass"]
+        let dry = try sync.run(["--journal", sandbox.journal, "--url", server.url, "--dry-run"], environment: token)
+        #expect(dry.exitStatus == 0 && dry.stdoutText.contains("?token=<redacted>") && !dry.stdoutText.contains("c0mp"), "\(dry.stdoutText.prefix(300))")
+        let result = try sync.run(["--journal", sandbox.journal, "--url", server.url, "--now"], environment: token)
+        #expect(result.exitStatus == 0, "\(result)")
+        #expect(try Journal(path: sandbox.journal).cursor() == UInt64(records.count))
     }
 
     @Test func anUnknownProfileIsRefusedNamingTheAllowedOnes() throws {

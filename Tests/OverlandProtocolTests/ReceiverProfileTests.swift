@@ -41,6 +41,15 @@ import Testing
         #expect(!text.contains("4.25"), "\(text)")
     }
 
+    @Test func compassTakesTheTokenInTheQueryString() {
+        #expect(ReceiverProfile.compass.url("https://c.example/api/input", token: "a b&c") == "https://c.example/api/input?token=a%20b%26c")
+        #expect(ReceiverProfile.compass.url("https://c.example/api/input?x=1#f", token: "t") == "https://c.example/api/input?x=1&token=t#f")
+        #expect(ReceiverProfile.compass.url("https://c.example/api/input?token=mine", token: "t") == "https://c.example/api/input?token=mine")
+        #expect(ReceiverProfile.compass.url("https://c.example/api/input", token: nil) == "https://c.example/api/input")
+        #expect(ReceiverProfile.wayfinder.url("https://w.example/", token: "t") == "https://w.example/")
+        #expect(Self.written(Self.line, .compass) == #"{"locations":["# + Self.line + "]}", "points as stored")
+    }
+
     @Test func profilesByName() {
         #expect(ReceiverProfile(named: "wayfinder") == .wayfinder)
         #expect(ReceiverProfile(named: "none") == ReceiverProfile.none)
