@@ -39,6 +39,7 @@ let package = Package(
                 "OverlandJournal", "OverlandProtocol", "OverlandJSON",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),

@@ -2,6 +2,7 @@ import ArgumentParser
 import OverlandJSON
 import OverlandJournal
 import OverlandProtocol
+import OverlandSync
 
 /// `overland journal`: look after a journal (stats, verify, repair, seal).
 public struct JournalCommand: ParsableCommand {
@@ -28,6 +29,11 @@ public struct JournalCommand: ParsableCommand {
             try reportingFailures("overland journal stats") {
                 let journal = try journalOptions.open()
                 let stats = try journal.statistics()
+                // The cursor passes what the latest and owntracks modes skip as well as what
+                // they send: the sync state counts the skipped (capped at what is left after
+                // retention deleted sent segments).
+                let skipped = min(try SyncState.load(journal: journal).skippedRecords, stats.sentRecords)
+                let sent = stats.sentRecords - skipped
                 // The real earliest and latest times, not the first and last appended: an
                 // old capture imported today goes at the end. One pass over the records.
                 var earliest: Int64?, latest: Int64?, outOfOrder = 0
@@ -46,7 +52,7 @@ public struct JournalCommand: ParsableCommand {
                     writer.appendString(journal.path)
                     writer.appendRaw(",\"journal_id\":" as StaticString)
                     writer.appendString(journal.id.description)
-                    for (key, value) in [("records", stats.records), ("sent", stats.sentRecords), ("unsent", stats.unsentRecords),
+                    for (key, value) in [("records", stats.records), ("sent", sent), ("skipped", skipped), ("unsent", stats.unsentRecords),
                                          ("sealed_records", stats.sealedRecords), ("active_records", stats.activeRecords),
                                          ("sealed_bytes", UInt64(stats.sealedBytes)), ("active_bytes", UInt64(stats.activeBytes)),
                                          ("segments", UInt64(stats.segments)), ("sealed_segments", UInt64(stats.sealedSegments)),
@@ -66,7 +72,7 @@ public struct JournalCommand: ParsableCommand {
                 }
                 Terminal.line("journal   \(journal.path)")
                 Terminal.line("id        \(journal.id)  device \(journal.manifest.deviceID.isEmpty ? "(none)" : journal.manifest.deviceID)")
-                Terminal.line("points    \(stats.records): \(stats.sentRecords) sent, \(stats.unsentRecords) unsent")
+                Terminal.line("points    \(stats.records): \(sent) sent, \(skipped == 0 ? "" : "\(skipped) skipped (only the newest is sent in the latest and owntracks modes), ")\(stats.unsentRecords) unsent")
                 Terminal.line("from      \(first ?? "-")")
                 Terminal.line("to        \(last ?? "-")")
                 if outOfOrder > 0 {

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import ArgumentParser
 import OverlandJournal
+import OverlandRecorder
 import OverlandSettings
 
 extension JournalCommand {
@@ -90,20 +91,18 @@ extension JournalMoveError {
 
 extension JournalOrigin {
     /// Refuses to sync a journal that looks like a copy (see `JournalOrigin.check`), with
-    /// this machine's registry and device ids. Returns warnings when the registry cannot
+    /// this machine's registry and hashed machine id. Returns warnings when the registry cannot
     /// be used (the checks then fall back to the pending-move check alone). Exit status 65
     /// on refusal.
-    public static func check(journal: Journal, settings: Settings, acceptCopy: Bool) throws -> [String] {
+    public static func check(journal: Journal, acceptCopy: Bool) throws -> [String] {
         guard let registry = defaultRegistryPath() else {
             if let intent = try journal.pendingMove() {
                 throw CommandFailure(JournalOriginError.movePending(intent).description, status: .dataError)
             }
             return ["no home directory: copies of journals are not detected"]
         }
-        var deviceIDs = [DeviceIdentity.resolve(flag: nil, settings: settings)]
-        deviceIDs.append(DeviceIdentity.resolve(flag: nil, settings: Settings()))
         do {
-            try check(journal, registry: registry, deviceIDs: deviceIDs, acceptCopy: acceptCopy)
+            try check(journal, registry: registry, machine: UniqueID.ofThisMachine(), acceptCopy: acceptCopy)
             return []
         } catch {
             if case .registry(let cause) = error {

@@ -60,7 +60,7 @@ public struct LogCommand: ParsableCommand {
               include_tracking_stats     stats on points; action records
               include_unique_id          unique_id from /etc/machine-id,
                                          hashed (never the raw id)
-              integer_speed              whole-number speed and accuracies
+              integer_speed, profile     receiver quirks: applied when sending
               stationary_filter          one point while still (speed and
                                          distance within the fix's accuracy);
                                          the first move is logged at once
@@ -187,7 +187,8 @@ public struct LogCommand: ParsableCommand {
     private func execute() throws -> Outcome {
         var settings = try journalOptions.settings()
         let journal = try Journal(path: journalOptions.path(with: settings), create: true,
-                                  deviceID: DeviceIdentity.resolve(flag: deviceID, settings: settings))
+                                  deviceID: DeviceIdentity.resolve(flag: deviceID, settings: settings),
+                                  machine: UniqueID.ofThisMachine())
         let configuration = recorderConfiguration(settings, trip: try Trip.active(in: journal))
         var policy = JournalPolicy()
         policy.commitInterval = commitInterval ?? settings.commitInterval

@@ -81,7 +81,6 @@ extension Settings {
         }
         configuration.deviceID = deviceID
         configuration.uniqueID = includeUniqueID ? UniqueID.ofThisMachine() : nil
-        configuration.encoding = integerSpeed ? .wayfinder : .standard
         configuration.stationaryFilter = stationaryFilter
         configuration.pauseAutomatically = main.pauseAutomatically
         configuration.resumeRadius = main.resumeWithGeofence.metres

@@ -144,7 +144,7 @@ public struct SyncCommand: AsyncParsableCommand {
         // before the journal's origin: a configuration error is the first thing to fix.
         try configuration.validate()
         if !dryRun {
-            for warning in try JournalOrigin.check(journal: journal, settings: settings, acceptCopy: acceptCopy) {
+            for warning in try JournalOrigin.check(journal: journal, acceptCopy: acceptCopy) {
                 Terminal.error("overland-sync: \(path): \(warning)")
             }
         } else if let intent = try journal.pendingMove() {
@@ -187,6 +187,7 @@ public struct SyncCommand: AsyncParsableCommand {
         configuration.batchSize = profile.batchSize.count
         configuration.loggingMode = SyncConfiguration.LoggingMode(rawValue: profile.loggingMode.rawValue) ?? .all
         configuration.consider2xxSuccessful = settings.consider2xxSuccessful
+        configuration.profile = ReceiverProfile(named: settings.effectiveReceiverProfile.rawValue) ?? .none
         configuration.sendIntervalSeconds = settings.sendInterval.seconds
         configuration.caFile = caFile ?? settings.caFile
         configuration.maxTime = maxTime
@@ -239,24 +240,30 @@ public struct SyncCommand: AsyncParsableCommand {
         for warning in report.warnings { Terminal.error("overland-sync: \(journal): \(warning)") }
         let server = endpointForDisplay(endpoint)
         func note(_ text: String) { if verbose { Terminal.error("overland-sync: \(journal): \(text)") } }
+        // Why nothing was sent: said on a terminal (a person waiting for an answer), not
+        // from cron, whose mail would fill with it every minute.
+        func explain(_ text: String) { if verbose || Terminal.stderrIsTerminal { Terminal.error("overland-sync: \(journal): \(text)") } }
         switch report.outcome {
         case .delivered, .maxTimeReached:
-            note("\(report.sentRecords) points sent to \(server) in \(report.batches) requests; \(report.backlog) waiting")
+            let skipped = report.skippedRecords > 0 ? "; \(report.skippedRecords) older skipped (logging mode)" : ""
+            note("\(report.sentRecords) points sent to \(server) in \(report.batches) requests\(skipped); \(report.backlog) waiting")
             return .ok
         case .nothingToSend:
-            note("nothing to send")
+            explain("nothing to send")
             return .ok
         case .notDue(let next):
-            note("not due: the send interval has not passed (next send after \(ISO8601UTC.string(from: next)); --now sends anyway)")
+            explain("not due: the send interval has not passed since the last delivery; next attempt at \(Self.when(next)); --now sends anyway")
             return .ok
         case .backingOff(let until):
-            note("backing off after failures until \(ISO8601UTC.string(from: until)); --now sends anyway")
+            // The engine's message: "backing off after N failed attempt(s) until TIME".
+            let why = report.message?.components(separatedBy: " until ").first ?? "backing off after failures"
+            explain("\(why); next attempt at \(Self.when(until)); --now sends anyway")
             return .ok
         case .sendingOff:
-            note("sending is off (send_interval off); --now sends anyway")
+            explain("sending is off (send_interval off); --now sends anyway")
             return .ok
         case .alreadyRunning:
-            note("another overland-sync is uploading this journal")
+            explain("another overland-sync is uploading this journal")
             return .ok
         case .interrupted:
             Terminal.error("overland-sync: \(journal): interrupted; the unacknowledged batch will be sent again")
@@ -277,6 +284,13 @@ public struct SyncCommand: AsyncParsableCommand {
             Terminal.error("overland-sync: \(journal): \(report.message ?? "the sync state cannot be written")")
             return .ioError
         }
+    }
+
+    /// "2026-11-21T05:22:12Z (in 4 min)": a time to come, absolute and relative.
+    static func when(_ time: Int64) -> String {
+        let seconds = max(0, time - Journal.currentTime())
+        let relative = seconds < 60 ? "\(seconds) s" : seconds < 7200 ? "\((seconds + 59) / 60) min" : "\((seconds + 1799) / 3600) h"
+        return "\(ISO8601UTC.string(from: time)) (in \(relative))"
     }
 
     /// The endpoint without its query string (which may carry a token, as Compass's does).

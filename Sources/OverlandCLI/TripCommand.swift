@@ -83,7 +83,8 @@ public struct TripCommand: ParsableCommand {
             try reportingFailures("overland trip start") {
                 let settings = try journalOptions.settings()
                 let journal = try Journal(path: journalOptions.path(with: settings), create: true,
-                                          deviceID: DeviceIdentity.resolve(flag: nil, settings: settings))
+                                          deviceID: DeviceIdentity.resolve(flag: nil, settings: settings),
+                                          machine: UniqueID.ofThisMachine())
                 let held = try Trip.lockForChange(in: journal)
                 if let running = try Trip.active(in: journal) {
                     throw CommandFailure("a \(running.mode) trip is already running since \(running.id); stop it first", status: .usage)

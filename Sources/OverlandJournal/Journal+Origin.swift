@@ -15,8 +15,11 @@ import OverlandJSON
 /// - the same journal id was synced from another path that still holds it (two copies);
 /// - the journal's cursor is behind the cursor this machine already saw for its id (an
 ///   older copy, or a backup put back: its records from there on were sent already);
-/// - the journal is new to this machine, was created for another device id and not by
-///   `overland journal move` (a copy of another machine's journal).
+/// - the journal is new to this machine's registry, was created on another machine (its
+///   manifest's `machine`, a hashed machine id, is not this one's) and not by `overland
+///   journal move` (a copy of another machine's journal). Device ids play no part: a
+///   logger and a sync on one machine may use different ones. A journal whose manifest
+///   names no machine (made before it was recorded) is not refused on this ground.
 ///
 /// `acceptCopy` overrides all but the first, and registers the journal where it is.
 public enum JournalOrigin {
@@ -32,9 +35,9 @@ public enum JournalOrigin {
     }
 
     /// Checks that `journal` may be synced from here, then records its path and cursor in
-    /// the registry at `registry`. `deviceIDs` are the ids this machine goes by (configured,
-    /// and the host name fallback).
-    public static func check(_ journal: Journal, registry: String, deviceIDs: [String], acceptCopy: Bool = false,
+    /// the registry at `registry`. `machine` is this machine's hashed machine id (nil when
+    /// it has none: then a journal's machine is not compared).
+    public static func check(_ journal: Journal, registry: String, machine: String?, acceptCopy: Bool = false,
                              now: Int64 = Journal.currentTime()) throws(JournalOriginError) {
         if let intent = try wrapOrigin({ () throws(JournalError) in try journal.pendingMove() }) {
             throw .movePending(intent)
@@ -52,11 +55,9 @@ public enum JournalOrigin {
                 if next < known.next {
                     throw .olderCopy(id: journal.id, registeredNext: known.next, next: next, registered: known.path)
                 }
-            } else if entries[key] == nil, !acceptCopy, movedFrom == nil {
-                let device = journal.manifest.deviceID
-                if !device.isEmpty, !deviceIDs.contains(device) {
-                    throw .foreignDevice(id: journal.id, device: device, local: deviceIDs.first ?? "")
-                }
+            } else if entries[key] == nil, !acceptCopy, movedFrom == nil,
+                      let creator = journal.manifest.machine, let machine, creator != machine {
+                throw .foreignMachine(id: journal.id, device: journal.manifest.deviceID)
             }
             entry.path = here
             entry.next = acceptCopy ? next : max(next, entries[key]?.next ?? next)
@@ -176,8 +177,8 @@ public enum JournalOriginError: Error, Sendable, CustomStringConvertible {
     case secondPath(id: JournalID, registered: String, current: String)
     /// The cursor is behind the one this machine saw for this journal id.
     case olderCopy(id: JournalID, registeredNext: UInt64, next: UInt64, registered: String)
-    /// New here, made for another device, not by `move`.
-    case foreignDevice(id: JournalID, device: String, local: String)
+    /// New here, created on another machine, not by `move`.
+    case foreignMachine(id: JournalID, device: String)
     /// The registry could not be read or written.
     case registry(JournalError)
 
@@ -193,8 +194,9 @@ public enum JournalOriginError: Error, Sendable, CustomStringConvertible {
             return "journal \(id) was already synced up to record \(registeredNext) (from '\(registered)'), but this copy's "
                 + "cursor is at \(next): it is an older copy, and syncing it uploads records \(next)..<\(registeredNext) again. "
                 + "Pass --accept-copy to send them anyway"
-        case .foreignDevice(let id, let device, let local):
-            return "journal \(id) was created on device '\(device)' (this one is '\(local)') and not by 'overland journal move': "
+        case .foreignMachine(let id, let device):
+            let made = device.isEmpty ? "" : " (for device '\(device)')"
+            return "journal \(id) was created on another machine\(made) and not by 'overland journal move': "
                 + "it looks like a hand copy, and if the original is synced too, points are uploaded twice. Use "
                 + "'overland journal move' to carry journals; pass --accept-copy if the original will never be synced"
         case .registry(let error):

@@ -25,9 +25,10 @@ public final class Journal: @unchecked Sendable {
     static let maxSegmentFileBytes = 256 << 20
 
     /// Opens the journal at `path`. With `create`, a missing journal is made (directories
-    /// 0700, manifest for `deviceID`); otherwise a directory without a manifest is an error.
-    /// With `readOnly` (`verify`), nothing is created, not even a missing `journal.lock`.
-    public init(path: String, create: Bool = false, readOnly: Bool = false, deviceID: String = "",
+    /// 0700, manifest for `deviceID`, made on `machine`, a hashed machine id); otherwise a
+    /// directory without a manifest is an error. With `readOnly` (`verify`), nothing is
+    /// created, not even a missing `journal.lock`.
+    public init(path: String, create: Bool = false, readOnly: Bool = false, deviceID: String = "", machine: String? = nil,
                 now: Int64 = Journal.currentTime()) throws(JournalError) {
         self.path = path
         let manifestPath = path + "/manifest.json"
@@ -57,7 +58,7 @@ public final class Journal: @unchecked Sendable {
             let creationLock = try FileLock(path: path + "/journal.lock", create: true)
             try creationLock.withLock(.exclusive) { () throws(JournalError) in
                 guard FileSystem.kind(manifestPath) == .missing else { return }
-                let manifest = JournalManifest(journalID: .random(), deviceID: deviceID, created: now)
+                let manifest = JournalManifest(journalID: .random(), deviceID: deviceID, created: now, machine: machine)
                 try FileSystem.makeDirectory(path + "/segments")
                 try FileSystem.replaceAtomically(manifestPath, with: manifest.encoded)
                 try FileSystem.syncDirectory(FileSystem.parentDirectory(of: path))

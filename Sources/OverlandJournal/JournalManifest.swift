@@ -14,12 +14,17 @@ public struct JournalManifest: Sendable, Equatable {
     public var deviceID: String
     /// When the journal was created, Unix seconds UTC.
     public var created: Int64
+    /// The machine that created the journal, as a hashed machine id (never the raw
+    /// /etc/machine-id); nil in journals made before it was recorded, or where the machine
+    /// has no id. Copy detection compares it with the syncing machine's.
+    public var machine: String?
 
-    public init(journalID: JournalID, deviceID: String, created: Int64) {
+    public init(journalID: JournalID, deviceID: String, created: Int64, machine: String? = nil) {
         self.version = Self.currentVersion
         self.journalID = journalID
         self.deviceID = deviceID
         self.created = created
+        self.machine = machine
     }
 
     /// The file's bytes: one JSON object and a newline.
@@ -35,6 +40,10 @@ public struct JournalManifest: Sendable, Equatable {
         writer.appendString(deviceID)
         writer.appendRaw(",\"created\":")
         writer.appendString(ISO8601UTC.string(from: created))
+        if let machine {
+            writer.appendRaw(",\"machine\":")
+            writer.appendString(machine)
+        }
         writer.appendRaw("}\n" as StaticString)
         return writer.bytes
     }
@@ -66,5 +75,6 @@ public struct JournalManifest: Sendable, Equatable {
         self.journalID = id
         self.deviceID = value["device_id"]?.string ?? ""
         self.created = created
+        self.machine = value["machine"]?.string.flatMap { $0.isEmpty ? nil : $0 }
     }
 }

@@ -18,6 +18,10 @@ public struct Reply: Sendable, Equatable {
         case notAcknowledged(String)
         /// 401 or 403: the server refused the credentials.
         case refused(status: Int, reason: String)
+        /// 404, 405 or 410: nothing receives uploads at this url (a wrong path, a receiver
+        /// that does not take POST, an endpoint removed). Retrying cannot help: the
+        /// endpoint must be corrected. The points stay queued.
+        case wrongEndpoint(status: Int, reason: String)
         /// Any other status (5xx, other 4xx, an unfollowed redirect): try again later.
         case retryable(String)
     }
@@ -96,6 +100,8 @@ public struct Reply: Sendable, Equatable {
             }
         case 401, 403:
             outcome = .refused(status: status, reason: "server refused the credentials (\(Self.statusText(status)))" + detail)
+        case 404, 405, 410:
+            outcome = .wrongEndpoint(status: status, reason: "server answered \(Self.statusText(status))" + detail)
         case 300..<400:
             let target = redirectLocation.map { " to '\(Self.cleaned($0))'" } ?? ""
             outcome = .retryable(
@@ -146,6 +152,7 @@ public struct Reply: Sendable, Equatable {
         case 403: "forbidden"
         case 404: "not found"
         case 405: "method not allowed"
+        case 410: "gone"
         case 408: "request timeout"
         case 413: "payload too large"
         case 422: "unprocessable content"

@@ -5,7 +5,14 @@
 /// nothing is parsed or re-encoded here: the same records always give the same bytes,
 /// which is what makes a resent batch byte-for-byte identical. The caller guarantees that
 /// every line is one JSON object (the journal checks that before passing a record on).
+///
+/// A `ReceiverProfile` other than `none` rewrites the values its receiver needs (whole
+/// numbers for Wayfinder) as each line goes in, `locations` and `current` alike: receiver
+/// quirks apply at send time, to whatever the journal holds, and a resend with the same
+/// profile is still byte for byte the same.
 public struct RequestBodyWriter: Sendable {
+    /// How each line is written for the receiver.
+    public let profile: ReceiverProfile
     /// The body written so far; complete once `finish` has been called.
     public private(set) var bytes: [UInt8]
     /// How many lines `locations` holds.
@@ -13,7 +20,8 @@ public struct RequestBodyWriter: Sendable {
     private var finished = false
 
     /// Creates an empty body with room for `capacity` bytes.
-    public init(reservingCapacity capacity: Int = 0) {
+    public init(reservingCapacity capacity: Int = 0, profile: ReceiverProfile = .none) {
+        self.profile = profile
         bytes = []
         bytes.reserveCapacity(capacity)
         bytes.append(contentsOf: Self.opening)
@@ -23,7 +31,7 @@ public struct RequestBodyWriter: Sendable {
     public mutating func appendLocation(_ line: ArraySlice<UInt8>) {
         precondition(!finished, "appendLocation after finish")
         if locationCount > 0 { bytes.append(UInt8(ascii: ",")) }
-        bytes.append(contentsOf: line)
+        profile.write(line, to: &bytes)
         locationCount += 1
     }
 
@@ -39,7 +47,7 @@ public struct RequestBodyWriter: Sendable {
         bytes.append(UInt8(ascii: "]"))
         if let current {
             bytes.append(contentsOf: #","current":"#.utf8)
-            bytes.append(contentsOf: current)
+            profile.write(current, to: &bytes)
         }
         if let trip {
             bytes.append(contentsOf: #","trip":"#.utf8)

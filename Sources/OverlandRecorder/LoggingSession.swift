@@ -55,7 +55,7 @@ public final class LoggingSession {
                 case .point(let point):
                     timeIndex?.insert(point.timestamp)
                     line.removeAll(keepingCapacity: true)
-                    point.encodeJSONLine(into: &line, options: recorder.configuration.encoding)
+                    point.encodeJSONLine(into: &line)
                     append(line)
                 case .paused(let time, _, _):
                     appendAction("paused_location_updates", at: time, device: snapshot)

@@ -30,8 +30,6 @@ public struct RecorderConfiguration: Sendable, Equatable {
     public var uniqueID: String?
     /// The active trip's start time (ISO 8601), stamped as `trip_id`.
     public var tripID: String?
-    /// Round speed and accuracies to integers (for receivers like Wayfinder).
-    public var encoding = FeatureEncodingOptions.standard
     /// Keep one point while the device is still: a fix whose speed is within its speed
     /// accuracy and whose distance from the last point is within its horizontal accuracy
     /// is dropped; the first fix beyond either is logged at once (see ``Recorder``).

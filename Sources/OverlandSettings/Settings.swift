@@ -40,12 +40,16 @@ public struct Settings: Sendable, Equatable {
     public var retentionDays = 7
     /// A PEM file of certificate authorities to trust instead of the system's (absolute); nil = system.
     public var caFile: String?
-    /// Whether speed and the accuracies are rounded to integers, for receivers such as
-    /// Wayfinder that drop points with fractions; default off.
+    /// Whether speed and the accuracies are sent as whole numbers, for receivers such as
+    /// Wayfinder that drop points with fractions; default off. The same as the `wayfinder`
+    /// profile, kept for settings files that have it: applied when points are sent, to
+    /// points logged before it was turned on too.
     public var integerSpeed = false
     /// Whether a device standing still logs one point instead of the receiver's drift (a
     /// parked receiver wanders a few metres); default off.
     public var stationaryFilter = false
+    /// The receiver's quirks applied when points are sent; default none.
+    public var receiverProfile = ReceiverProfileName.none
     /// A `/sys/class/power_supply/NAME` directory to read the battery from (absolute);
     /// nil = detect.
     public var batteryPath: String?
@@ -55,6 +59,13 @@ public struct Settings: Sendable, Equatable {
 
     /// Every default.
     public static let defaults = Settings()
+
+    /// The receiver profile the sync applies: `profile`, else `wayfinder` when
+    /// `integer_speed` is on.
+    public var effectiveReceiverProfile: ReceiverProfileName {
+        if receiverProfile == .none, integerSpeed { return .wayfinder }
+        return receiverProfile
+    }
 
     /// The profile in force: the trip's while a trip runs, otherwise the main one.
     public func profile(duringTrip: Bool) -> Profile {

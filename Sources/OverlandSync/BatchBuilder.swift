@@ -13,6 +13,9 @@ struct Batch: Sendable {
     var next: UInt64
     /// Points carried in the request.
     var count: Int
+    /// Records the batch passes over without sending them (the `latest` and `owntracks`
+    /// modes send one point and skip the rest); counted as skipped, never as sent.
+    var skipped: UInt64 = 0
     /// Records waiting once this batch is delivered (an estimate while the logger appends).
     var backlogAfter: UInt64 = 0
 }
@@ -122,7 +125,8 @@ final class BatchBuilder: @unchecked Sendable {
             if unsent > 2 * UInt64(configuration.batchSize) { current = newest.record.line }
         }
         body.finish(current: current, trip: configuration.trip)
-        let url = lastRecord.map { template.expanded(with: newestPoint(fallback: $0)) } ?? configuration.endpoint
+        let url = configuration.profile.url(lastRecord.map { template.expanded(with: newestPoint(fallback: $0)) } ?? configuration.endpoint,
+                                            token: configuration.effectiveToken)
         var headers = commonHeaders()
         if let token = configuration.effectiveToken { headers.append(.init("Authorization", "Bearer " + token)) }
         bodies[bodyTurn] = body
@@ -138,7 +142,8 @@ final class BatchBuilder: @unchecked Sendable {
     private func takeBody() -> RequestBodyWriter {
         bodyTurn = 1 - bodyTurn
         guard var body = bodies[bodyTurn] else {
-            return RequestBodyWriter(reservingCapacity: min(configuration.batchSize * 640, Self.maximumBodyBytes) + 1024)
+            return RequestBodyWriter(reservingCapacity: min(configuration.batchSize * 640, Self.maximumBodyBytes) + 1024,
+                                     profile: configuration.profile)
         }
         // Out of the array first, so that `reset` finds the storage uniquely held when the
         // request that shared it is gone (if it is not, `reset` allocates: still correct).
@@ -149,43 +154,51 @@ final class BatchBuilder: @unchecked Sendable {
 
     // MARK: - latest, owntracks
 
+    /// One request with the newest point by time among those waiting (a journal may hold
+    /// points out of time order: an old capture logged after live ones); every other
+    /// waiting record is skipped. Nil request when none of them is a location.
     private func newestOnly() throws(JournalError) -> Batch? {
         try refreshNewest(force: true)
         guard let newest, newest.record.sequence >= cursor else { return nil }
         let next = newest.record.sequence + 1
+        let waiting = next - cursor
+        guard let chosen = try newestByTime(upTo: newest.record.sequence) else {
+            return Batch(request: nil, first: cursor, next: next, count: 0, skipped: waiting)
+        }
         if configuration.loggingMode == .latest {
-            var body = RequestBodyWriter(reservingCapacity: newest.record.line.count + 64)
-            body.appendLocation(newest.record.line)
+            var body = RequestBodyWriter(reservingCapacity: chosen.line.count + 64, profile: configuration.profile)
+            body.appendLocation(chosen.line)
             body.finish(trip: configuration.trip)
-            let url = template.hasPlaceholders ? template.expanded(with: newestPoint(fallback: newest.record)) : configuration.endpoint
+            let url = configuration.profile.url(template.hasPlaceholders ? template.expanded(with: chosen.point) : configuration.endpoint,
+                                                token: configuration.effectiveToken)
             var headers = commonHeaders()
             if let token = configuration.effectiveToken { headers.append(.init("Authorization", "Bearer " + token)) }
-            return Batch(request: SyncRequest(url: url, headers: headers, body: body.bytes), first: cursor, next: next, count: 1)
-        }
-        guard let point = try newestLocation(upTo: newest) else {
-            return Batch(request: nil, first: cursor, next: next, count: 0)
+            return Batch(request: SyncRequest(url: url, headers: headers, body: body.bytes), first: cursor, next: next,
+                         count: 1, skipped: waiting - 1)
         }
         let credentials = configuration.effectiveToken.map(OwnTracksCredentials.init(token:))
         let identity = OwnTracksIdentity(deviceID: configuration.deviceID, fallbackUser: credentials?.user)
-        let body = OwnTracksLocation(point: point, identity: identity).jsonBody()
+        let body = OwnTracksLocation(point: chosen.point, identity: identity).jsonBody()
         var headers = commonHeaders()
         if let credentials { headers.append(.init("Authorization", credentials.authorizationHeader)) }
         if let user = identity.user { headers.append(.init("X-Limit-U", user)) }
         if let device = identity.device { headers.append(.init("X-Limit-D", device)) }
-        let url = template.hasPlaceholders ? template.expanded(with: point) : configuration.endpoint
-        return Batch(request: SyncRequest(url: url, headers: headers, body: body), first: cursor, next: next, count: 1)
+        let url = template.hasPlaceholders ? template.expanded(with: chosen.point) : configuration.endpoint
+        return Batch(request: SyncRequest(url: url, headers: headers, body: body), first: cursor, next: next,
+                     count: 1, skipped: waiting - 1)
     }
 
-    /// The newest location at or after the cursor: the newest record when it is one, else
-    /// found by reading from the cursor (trip records at the end are rare).
-    private func newestLocation(upTo newest: Newest) throws(JournalError) -> LocationFeature? {
-        if let point = newest.point { return point }
+    /// The location with the latest timestamp from the cursor to `last` (of equal times,
+    /// the one logged last), with its stored line; nil when none is a location.
+    private func newestByTime(upTo last: UInt64) throws(JournalError) -> (line: [UInt8], point: LocationFeature)? {
         let reader = try journal.records(from: cursor, onIssue: onIssue)
-        var found: LocationFeature?
-        while let record = try reader.next(), record.sequence <= newest.record.sequence {
-            if let point = try? LocationFeature(jsonLine: record.line) { found = point }
+        var best: (line: [UInt8], point: LocationFeature)?
+        while let record = try reader.next(), record.sequence <= last {
+            guard let point = try? LocationFeature(jsonLine: record.line) else { continue }
+            if let found = best, point.timestamp < found.point.timestamp { continue }
+            best = (Array(record.line), point)
         }
-        return found
+        return best
     }
 
     // MARK: - Shared

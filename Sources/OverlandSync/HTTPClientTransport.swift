@@ -1,5 +1,9 @@
 import AsyncHTTPClient
+#if canImport(Glibc)
+import Glibc
+#endif
 import NIOCore
+import NIOPosix
 import NIOSSL
 
 /// The real transport: AsyncHTTPClient over HTTP/1.1 or HTTP/2, one client (and its
@@ -107,15 +111,18 @@ public final class HTTPClientTransport: Transport {
         } catch let error as TransportError {
             throw error
         } catch {
-            throw Self.classify(error, timeout: timeout, limit: limit)
+            throw Self.classify(error, timeout: timeout, limit: limit, server: Self.hostAndPort(of: request.url))
         }
     }
 
-    /// Maps the errors of AsyncHTTPClient, NIO and NIOSSL to a `TransportError`.
-    static func classify(_ error: any Error, timeout: Duration, limit: Int) -> TransportError {
+    /// Maps the errors of AsyncHTTPClient, NIO and NIOSSL to a `TransportError`; `server`
+    /// (`HOST:PORT`) names where a connection failed, in plain words: "cannot connect to
+    /// 127.0.0.1:8080: connection refused".
+    static func classify(_ error: any Error, timeout: Duration, limit: Int, server: String) -> TransportError {
+        func cannotConnect(_ why: String) -> TransportError { TransportError(.connect, "cannot connect to \(server): \(why)") }
         if let error = error as? HTTPClientError {
             switch error {
-            case .connectTimeout: return TransportError(.connect, "cannot connect: timed out")
+            case .connectTimeout: return cannotConnect("timed out")
             case .deadlineExceeded, .readTimeout, .writeTimeout: return TransportError(.timedOut, timedOutMessage(timeout))
             case .remoteConnectionClosed: return TransportError(.connectionLost, connectionLostMessage)
             case .invalidURL, .emptyHost, .emptyScheme:
@@ -128,21 +135,65 @@ public final class HTTPClientTransport: Transport {
             return TransportError(.replyTooLarge, "reply larger than \(limit) bytes")
         }
         if error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError {
-            return TransportError(.tls, "tls failed: \(error)")
+            return TransportError(.tls, tlsMessage(error, server: server))
         }
         if error is CancellationError {
             return TransportError(.timedOut, timedOutMessage(timeout))
         }
-        let text = String(describing: error)
-        // NIOPosix's connection error is matched by name: this module links NIOPosix only
-        // through AsyncHTTPClient.
-        if error is IOError || error is ChannelError || String(reflecting: type(of: error)).hasSuffix("NIOConnectionError") {
-            if let channelError = error as? ChannelError, channelError == .eof || channelError == .ioOnClosedChannel {
-                return TransportError(.connectionLost, connectionLostMessage)
-            }
-            return TransportError(.connect, "cannot connect: \(text)")
+        if let channelError = error as? ChannelError, channelError == .eof || channelError == .ioOnClosedChannel {
+            return TransportError(.connectionLost, connectionLostMessage)
         }
-        return TransportError(.other, "request failed: \(text)")
+        if let error = error as? NIOConnectionError {
+            // Every address tried failed: the first failure speaks for them (they are alike
+            // for one host), and no address at all means the name did not resolve.
+            if let first = error.connectionErrors.first { return cannotConnect(connectFailure(first.error)) }
+            return cannotConnect("the name does not resolve (dns lookup failed)")
+        }
+        if error is SocketAddressError || error is SocketAddressError.UnknownHost { return cannotConnect("the name does not resolve (dns lookup failed)") }
+        if error is IOError || error is ChannelError { return cannotConnect(connectFailure(error)) }
+        return TransportError(.other, "request failed: \(error)")
+    }
+
+    /// Why one connection attempt failed, in a few plain words.
+    static func connectFailure(_ error: any Error) -> String {
+        guard let error = error as? IOError else {
+            if let error = error as? ChannelError, case .connectTimeout = error { return "timed out" }
+            return "\(error)"
+        }
+        switch error.errnoCode {
+        case ECONNREFUSED: return "connection refused"
+        case ETIMEDOUT: return "timed out"
+        case EHOSTUNREACH: return "host unreachable"
+        case ENETUNREACH: return "network unreachable"
+        case ECONNRESET: return "connection reset"
+        case EACCES, EPERM: return "not permitted (a firewall?)"
+        default: return String(cString: strerror(error.errnoCode)).lowercased()
+        }
+    }
+
+    /// A TLS failure in plain words, naming the server.
+    static func tlsMessage(_ error: any Error, server: String) -> String {
+        let text = String(describing: error)
+        if text.contains("CERTIFICATE_VERIFY_FAILED") {
+            return "tls with \(server) failed: its certificate is not trusted (for a private ca, set ca_file or --ca-file)"
+        }
+        if text.lowercased().contains("wrong_version_number") {
+            return "tls with \(server) failed: the server does not speak tls on this port (http:// instead of https://?)"
+        }
+        return "tls with \(server) failed: \(text)"
+    }
+
+    /// `HOST:PORT` of `url` (the scheme's port when none is given), without credentials.
+    static func hostAndPort(of url: String) -> String {
+        let lower = url.lowercased()
+        let secure = lower.hasPrefix("https://")
+        let rest = url.drop { $0 != "/" }.drop { $0 == "/" }
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let hostPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
+        let hostEnd = hostPort.hasPrefix("[") ? (hostPort.firstIndex(of: "]").map { hostPort.index(after: $0) } ?? hostPort.endIndex)
+                                              : (hostPort.firstIndex(of: ":") ?? hostPort.endIndex)
+        if hostEnd < hostPort.endIndex, hostPort[hostEnd] == ":" { return String(hostPort) }
+        return "\(hostPort[..<hostEnd]):\(secure ? 443 : 80)"
     }
 
     private static let connectionLostMessage = "the server closed the connection before the reply was complete"

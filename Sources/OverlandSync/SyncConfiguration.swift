@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import OverlandJSON
+import OverlandProtocol
 
 /// Everything a sync run needs to know, filled by the command line from the settings file
 /// and its flags. A plain value: the engine reads it and never changes it.
@@ -32,6 +33,8 @@ public struct SyncConfiguration: Sendable, Equatable {
     public var batchSize = 200
     /// What is sent.
     public var loggingMode = LoggingMode.all
+    /// The receiver's quirks, applied to every point as it is sent (never to the journal).
+    public var profile = ReceiverProfile.none
     /// Count any 2xx as delivered, even without `{"result":"ok"}` (can lose data when such
     /// a server fails internally).
     public var consider2xxSuccessful = false
@@ -152,5 +155,17 @@ struct EndpointURL: Equatable {
             return .invalid(String(text.first == ":" ? digits : text).prefix(40).filter { !$0.isASCII || $0.asciiValue! >= 0x20 })
         }
         return .number(number)
+    }
+
+    /// `url` for messages: without user information, query or fragment, where a token may
+    /// ride (Compass takes it as `?token=`).
+    static func forDisplay(_ url: String) -> String {
+        let withoutQuery = url.prefix { $0 != "?" && $0 != "#" }
+        guard let colon = withoutQuery.firstIndex(of: ":"), withoutQuery[colon...].hasPrefix("://") else { return String(withoutQuery) }
+        let schemeEnd = withoutQuery.index(colon, offsetBy: 3)
+        let rest = withoutQuery[schemeEnd...]
+        let authority = rest.prefix { $0 != "/" }
+        let hostPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
+        return String(withoutQuery[..<schemeEnd]) + hostPort + rest.dropFirst(authority.count)
     }
 }

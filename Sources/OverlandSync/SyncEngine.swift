@@ -187,6 +187,8 @@ public final class SyncEngine: Sendable {
                     failure = (.journalError(error), error.description)
                     break sending
                 }
+                report.skippedRecords += Int(batch.skipped)
+                state.skippedRecords += batch.skipped
                 continue
             }
 
@@ -232,6 +234,8 @@ public final class SyncEngine: Sendable {
                 }
                 cursorMoved = true
                 report.sentRecords += batch.count
+                report.skippedRecords += Int(batch.skipped)
+                state.skippedRecords += batch.skipped
                 report.batches += 1
                 report.outcome = .delivered
                 state.lastSuccess = wallClock()
@@ -250,6 +254,10 @@ public final class SyncEngine: Sendable {
                 failure = (.retryLater, message)
             case .refused(let status, let message):
                 failure = (.refused(status: status), message)
+            case .wrongEndpoint(_, let message):
+                // Named with the url (query and credentials left out: a token may ride in
+                // either), so the user sees which setting to fix.
+                failure = (.configurationError, "\(EndpointURL.forDisplay(configuration.endpoint)): \(message): check the endpoint url")
             }
             if failure != nil { break }
         }
@@ -279,6 +287,9 @@ public final class SyncEngine: Sendable {
             do { try journal.removeSentSegments(keepSeconds: keep) } catch { report.warnings.append(error.description) }
         }
         report.backlog = (try? journal.backlog()) ?? 0
+        if report.outcome == .configurationError, let message = report.message {
+            report.message = message + "; \(report.backlog) points kept"
+        }
         return report
     }
 

@@ -8,7 +8,7 @@ import OverlandJournal
 ///
 ///     {"version":1,"last_attempt":"2026-11-21T05:17:12Z","last_success":"2026-11-21T05:17:12Z",
 ///      "last_failure":null,"consecutive_failures":0,"next_attempt":null,"last_status":200,
-///      "last_error":null,"geocode":"Ottawa, Ontario"}
+///      "last_error":null,"geocode":"Ottawa, Ontario","skipped_records":0}
 ///
 /// Times are UTC, `YYYY-MM-DDTHH:MM:SSZ`. The file is replaced whole (temporary file,
 /// fsync, rename, directory fsync), mode 0600. A reader ignores keys it does not know; a
@@ -30,6 +30,10 @@ public struct SyncState: Sendable, Equatable {
     public var lastError: String?
     /// The last `geocode.full_name` a server sent.
     public var geocode: String?
+    /// Records the `latest` and `owntracks` modes passed over without sending, in total
+    /// since this file began (absent in older files: 0). The cursor passes them as it
+    /// passes sent ones; `overland journal stats` subtracts them from "sent".
+    public var skippedRecords: UInt64 = 0
 
     /// Creates an empty state: never sent, never failed.
     public init() {}
@@ -63,6 +67,7 @@ public struct SyncState: Sendable, Equatable {
         lastStatus = value["last_status"]?.int
         lastError = value["last_error"]?.string
         geocode = value["geocode"]?.string
+        skippedRecords = value["skipped_records"]?.double.flatMap { $0 >= 0 && $0 < 1e18 ? UInt64($0) : nil } ?? 0
     }
 
     /// The file's bytes: one JSON object and a newline.
@@ -96,6 +101,8 @@ public struct SyncState: Sendable, Equatable {
         text(lastError)
         writer.appendRaw(#","geocode":"#)
         text(geocode)
+        writer.appendRaw(#","skipped_records":"#)
+        writer.appendInteger(Int64(clamping: skippedRecords))
         writer.appendRaw("}\n")
         return writer.bytes
     }

@@ -54,7 +54,7 @@ import Glibc
     @Test func keysNamesEveryKeyWithItsValuesAndDefault() throws {
         let sandbox = try ConfigSandbox()
         let lines = try sandbox.configSucceeds("keys")
-        #expect(lines.count == 2 * 40)
+        #expect(lines.count == 2 * 41)
         let index = try #require(lines.firstIndex { $0.hasPrefix("trip.logging_mode ") })
         try #require(index + 1 < lines.count)
         #expect(lines[index + 1].trimmingCharacters(in: .whitespaces) == "all, latest, owntracks; default: all")

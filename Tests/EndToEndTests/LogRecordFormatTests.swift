@@ -12,7 +12,7 @@ enum LogRecordCheck {
     static let motionWords: Set<String> = ["driving", "walking", "running", "cycling", "stationary"]
     static let batteryStates: Set<String> = ["unknown", "charging", "full", "unplugged"]
 
-    static func check(_ record: LogRecord, integerSpeed: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) {
+    static func check(_ record: LogRecord, sourceLocation: SourceLocation = #_sourceLocation) {
         func expect(_ condition: Bool, _ what: String) {
             if !condition { Issue.record("record \(record.sequence): \(what): \(record.line)", sourceLocation: sourceLocation) }
         }
@@ -32,8 +32,7 @@ enum LogRecordCheck {
             expect(logIsIntegerText(record.raw(key)), "\(key) an integer")
         }
         for key in ["speed", "speed_accuracy", "course_accuracy"] {
-            expect(integerSpeed ? logIsIntegerText(record.raw(key)) : logHasAtMostDecimals(record.raw(key), 2),
-                   "\(key) with \(integerSpeed ? "no" : "2") decimals at most")
+            expect(logHasAtMostDecimals(record.raw(key), 2), "\(key) with 2 decimals at most")
         }
         for key in ["speed", "course", "horizontal_accuracy", "vertical_accuracy", "speed_accuracy", "course_accuracy"] {
             let value = (properties[key] as? NSNumber)?.doubleValue ?? -2
@@ -69,17 +68,18 @@ struct LogRecordFormatTests {
         for record in records { LogRecordCheck.check(record) }
     }
 
-    @Test func integerSpeedWritesWholeNumbers() throws {
+    /// `integer_speed` applies when sending: the journal keeps what was logged.
+    @Test func integerSpeedKeepsFullPrecisionInTheJournal() throws {
         let sandbox = try LogSandbox()
         try sandbox.writeSettings(#"{"integer_speed": true}"#)
         let gpsd = LogSamples.gpsdFixtures + "/gpsd-quectel-l76k.jsonl"
         #expect(try sandbox.log([LogSamples.capture("neo-m8n"), gpsd]).succeeded)
         let records = try sandbox.records()
         #expect(records.count == 23 + 3)
-        for record in records { LogRecordCheck.check(record, integerSpeed: true) }
-        // The gpsd reports carry eps (speed error): 110.47 m/s, written 110.
-        #expect(records.last?.raw("speed_accuracy") == "110")
-        #expect(records.first?.raw("speed") == "0", "0.117 kn = 0.06 m/s")
+        for record in records { LogRecordCheck.check(record) }
+        // The gpsd reports carry eps (speed error): 110.47 m/s.
+        #expect(records.last?.raw("speed_accuracy") == "110.47")
+        #expect(records.first?.raw("speed") == "0.06", "0.117 kn = 0.06 m/s")
     }
 
     @Test func segmentsAreGzipAfterACleanExit() throws {

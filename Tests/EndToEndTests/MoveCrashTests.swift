@@ -113,11 +113,11 @@ import Glibc
         #expect(intent.segments.count == 5)
         #expect(intent.segments.first?.from == Self.cursor)
         #expect(throws: JournalOriginError.self) {
-            try JournalOrigin.check(source, registry: sandbox.directory.appending("registry/journals.json"), deviceIDs: ["van"])
+            try JournalOrigin.check(source, registry: sandbox.directory.appending("registry/journals.json"), machine: "machine-a")
         }
         // The target itself may be synced meanwhile: what it holds is complete.
         let target = try Journal(path: sandbox.target)
-        try JournalOrigin.check(target, registry: sandbox.directory.appending("registry/journals.json"), deviceIDs: ["van"])
+        try JournalOrigin.check(target, registry: sandbox.directory.appending("registry/journals.json"), machine: "machine-a")
     }
 
     @Test(arguments: ["move.after-intent", "move.after-copy:1", "move.after-verify:2"])

@@ -82,8 +82,8 @@ enum MoveRecords {
     /// from `offset` (distinct journals get distinct records). Returns every line, in order.
     @discardableResult
     static func makeSource(at path: String, sealed: Int = 6, perSegment: Int = 20, active: Int = 5, cursor: UInt64 = 27,
-                           pad: Int = 0, deviceID: String = "van", offset: Int = 0) throws -> [String] {
-        let journal = try Journal(path: path, create: true, deviceID: deviceID)
+                           pad: Int = 0, deviceID: String = "van", machine: String? = nil, offset: Int = 0) throws -> [String] {
+        let journal = try Journal(path: path, create: true, deviceID: deviceID, machine: machine)
         let appender = try JournalAppender(journal: journal)
         var lines: [String] = []
         for segment in 0..<sealed {

@@ -16,11 +16,12 @@ import Glibc
 
         init() throws {
             sandbox = try MoveSandbox(prefix: "overland-copies")
-            try MoveRecords.makeSource(at: sandbox.source, sealed: 2, perSegment: 10, active: 3, cursor: 5)
+            try MoveRecords.makeSource(at: sandbox.source, sealed: 2, perSegment: 10, active: 3, cursor: 5, machine: "machine-a")
         }
 
-        func check(_ path: String, device: String = "van", acceptCopy: Bool = false) throws {
-            try JournalOrigin.check(try Journal(path: path), registry: registry, deviceIDs: [device], acceptCopy: acceptCopy)
+        /// Checks as the machine `machine` (a hashed machine id) would.
+        func check(_ path: String, machine: String? = "machine-a", acceptCopy: Bool = false) throws {
+            try JournalOrigin.check(try Journal(path: path), registry: registry, machine: machine, acceptCopy: acceptCopy)
         }
 
         func copy(to name: String) throws -> String {
@@ -77,21 +78,38 @@ import Glibc
         try setup.check(setup.sandbox.source, acceptCopy: true)
     }
 
-    @Test func aJournalOfAnotherDeviceNotMadeByMoveIsRefused() throws {
+    @Test func aJournalOfAnotherMachineNotMadeByMoveIsRefused() throws {
         let setup = try Setup()
         #expect {
-            try setup.check(setup.sandbox.source, device: "desk")
+            try setup.check(setup.sandbox.source, machine: "machine-b")
         } throws: { error in
-            guard case JournalOriginError.foreignDevice(_, "van", "desk") = error else { return false }
-            return true
+            guard case JournalOriginError.foreignMachine(_, "van") = error else { return false }
+            return "\(error)".contains("another machine") && "\(error)".contains("--accept-copy")
         }
-        // The same journal on its own device, or once accepted, is fine.
-        try setup.check(setup.sandbox.source, device: "desk", acceptCopy: true)
-        try setup.check(setup.sandbox.source, device: "desk")
-        // A journal made by move carries another device's points by design.
+        // Once accepted, it is this machine's journal from then on.
+        try setup.check(setup.sandbox.source, machine: "machine-b", acceptCopy: true)
+        try setup.check(setup.sandbox.source, machine: "machine-b")
+        // A journal made by move carries another machine's points by design.
         #expect(try setup.sandbox.move().succeeded)
-        try setup.check(setup.sandbox.target, device: "desk")
+        try setup.check(setup.sandbox.target, machine: "machine-c")
         #expect(try Journal(path: setup.sandbox.target).movedFrom()?.map(\.description) == [try Journal(path: setup.sandbox.source).id.description])
+    }
+
+    /// Device ids are labels, not machines: a journal made on this machine for any device
+    /// id is this machine's, and one whose manifest names no machine (made before it was
+    /// recorded, or on a machine without an id) is not refused on that ground.
+    @Test func deviceIDsPlayNoPartAndAnUnknownMachineIsNotRefused() throws {
+        let setup = try Setup()
+        let other = setup.sandbox.directory.appending("other-device")
+        try MoveRecords.makeSource(at: other, sealed: 1, perSegment: 5, active: 1, cursor: 0, deviceID: "desk", machine: "machine-a")
+        try setup.check(other)
+        let unknown = setup.sandbox.directory.appending("no-machine")
+        try MoveRecords.makeSource(at: unknown, sealed: 1, perSegment: 5, active: 1, cursor: 0, deviceID: "desk")
+        try setup.check(unknown, machine: "machine-b")
+        // Nor is any journal when this machine has no id.
+        let elsewhere = setup.sandbox.directory.appending("elsewhere")
+        try MoveRecords.makeSource(at: elsewhere, sealed: 1, perSegment: 5, active: 1, cursor: 0, machine: "machine-b")
+        try setup.check(elsewhere, machine: nil)
     }
 
     @Test func aPendingMoveIsRefusedWhatever() throws {

@@ -179,11 +179,9 @@ import Testing
     }
 
     @Test func integerSpeedEncodingForWayfinder() throws {
-        var configuration = Self.configuration
-        configuration.encoding = .wayfinder
         let fix = makeFix(0, speed: 25.256, speedAccuracy: 0.456, courseAccuracy: 4.6)
-        let properties = try checkLine(Recorder.feature(for: fix, device: Self.device, configuration: configuration),
-                                       options: configuration.encoding)
+        let properties = try checkLine(Recorder.feature(for: fix, device: Self.device, configuration: Self.configuration),
+                                       options: .wayfinder)
         #expect((properties["speed"] as? NSNumber)?.intValue == 25)
         #expect((properties["speed_accuracy"] as? NSNumber)?.intValue == 0)
         #expect((properties["course_accuracy"] as? NSNumber)?.intValue == 5)

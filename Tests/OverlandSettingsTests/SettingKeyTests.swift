@@ -40,6 +40,7 @@ struct SettingKeyTests {
         "retention_days": ("30", "30"),
         "ca_file": ("/etc/ssl/ca.pem", "/etc/ssl/ca.pem"),
         "integer_speed": ("on", "true"),
+        "profile": ("wayfinder", "wayfinder"),
         "stationary_filter": ("on", "true"),
         "battery_path": ("/sys/class/power_supply/BAT0", "/sys/class/power_supply/BAT0"),
         "wifi_zone.ssid": ("office", "office"),
@@ -68,7 +69,7 @@ struct SettingKeyTests {
 
     @Test func everyKeyHasASample() {
         #expect(Set(SettingKey.all.map(\.name)) == Set(Self.samples.keys))
-        #expect(SettingKey.all.count == 40)
+        #expect(SettingKey.all.count == 41)
     }
 
     @Test(arguments: SettingKey.all)

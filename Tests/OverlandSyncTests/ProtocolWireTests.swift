@@ -53,7 +53,9 @@ import Testing
     @Test func refusedAndRetryable() {
         #expect(Self.reply(401, "").outcome == .refused(status: 401, reason: "server refused the credentials (401 unauthorized)"))
         #expect(Self.reply(403, #"{"error":"banned"}"#).outcome == .refused(status: 403, reason: "server refused the credentials (403 forbidden): banned"))
-        #expect(Self.reply(404, "").outcome == .retryable("server answered 404 not found"))
+        #expect(Self.reply(404, "").outcome == .wrongEndpoint(status: 404, reason: "server answered 404 not found"))
+        #expect(Self.reply(405, "").outcome == .wrongEndpoint(status: 405, reason: "server answered 405 method not allowed"))
+        #expect(Self.reply(410, #"{"error":"removed"}"#).outcome == .wrongEndpoint(status: 410, reason: "server answered 410 gone: removed"))
         #expect(Self.reply(418, "").outcome == .retryable("server answered 418"))
         let redirect = Reply(status: 301, body: [], redirectLocation: "https://example.com/new")
         #expect(redirect.outcome == .retryable("server redirected to 'https://example.com/new' (301); redirects are not followed: set the endpoint to the final url"))
@@ -163,7 +165,7 @@ import Testing
         state.lastStatus = 503
         state.lastError = "server answered \"503\""
         state.geocode = "Ottawa"
-        #expect(String(decoding: state.encoded, as: UTF8.self) == #"{"version":1,"last_attempt":"2027-01-15T08:01:40Z","last_success":"2027-01-15T08:00:00Z","last_failure":"2027-01-15T08:01:40Z","consecutive_failures":3,"next_attempt":"2027-01-15T08:06:40Z","last_status":503,"last_error":"server answered \"503\"","geocode":"Ottawa"}"# + "\n")
+        #expect(String(decoding: state.encoded, as: UTF8.self) == #"{"version":1,"last_attempt":"2027-01-15T08:01:40Z","last_success":"2027-01-15T08:00:00Z","last_failure":"2027-01-15T08:01:40Z","consecutive_failures":3,"next_attempt":"2027-01-15T08:06:40Z","last_status":503,"last_error":"server answered \"503\"","geocode":"Ottawa","skipped_records":0}"# + "\n")
         #expect(SyncState(parsing: state.encoded) == state)
         #expect(SyncState(parsing: SyncState().encoded) == SyncState())
         #expect(SyncState(parsing: Array("not json".utf8)) == nil)

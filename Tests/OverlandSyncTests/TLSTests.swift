@@ -57,7 +57,8 @@ struct TestCertificates {
         // The system roots do not know the private CA: verification fails, nothing is lost.
         let refused = try await sync(fixture, configuration)
         #expect(refused.outcome == .retryLater)
-        #expect(refused.message?.hasPrefix("tls failed") == true)
+        #expect(refused.message?.hasPrefix("tls with 127.0.0.1:\(server.port) failed: its certificate is not trusted") == true,
+                "\(refused.message ?? "")")
         #expect(fixture.cursor == 0)
         #expect(server.requests.isEmpty)
 
