@@ -44,12 +44,6 @@ import Glibc
         return locations
     }
 
-    static func tool(_ name: String) -> String? {
-        let found = SystemTool.find(name)
-        if found == nil { Issue.record("\(name) is not installed (scripts/install-dependencies installs it)") }
-        return found
-    }
-
     @Test func gpxValidatesAgainstTheOfficialSchemaAndGpsbabelReadsItBack() throws {
         let sandbox = try MoveSandbox(prefix: "overland-export")
         let locations = try Self.makeJournal(sandbox)
@@ -60,7 +54,8 @@ import Glibc
         var info = stat()
         #expect(lstat(output, &info) == 0 && info.st_mode & 0o777 == 0o600)
 
-        if let xmllint = Self.tool("xmllint") {
+        let xmllint = try SystemTool.require("xmllint")
+        do {
             if FileManager.default.fileExists(atPath: Self.schemaPath) {
                 let valid = try ToolRunner(executable: xmllint).run(["--noout", "--schema", Self.schemaPath, output])
                 #expect(valid.succeeded, "xmllint: \(valid.stderrText)")
@@ -71,13 +66,13 @@ import Glibc
                 let invalid = try ToolRunner(executable: xmllint).run(["--noout", "--schema", Self.schemaPath, broken])
                 #expect(invalid.exitStatus != 0, "xmllint accepted speed in trkpt")
             } else {
-                Issue.record("the GPX 1.1 schema is not at \(Self.schemaPath) (scripts/install-dependencies puts it there)")
+                Issue.record("the GPX 1.1 schema is not at \(Self.schemaPath): run `bash scripts/install-dependencies`, which puts it there")
             }
             let wellFormed = try ToolRunner(executable: xmllint).run(["--noout", output])
             #expect(wellFormed.succeeded, "\(wellFormed.stderrText)")
         }
 
-        guard let gpsbabel = Self.tool("gpsbabel") else { return }
+        let gpsbabel = try SystemTool.require("gpsbabel")
         let read = try ToolRunner(executable: gpsbabel).run(["-t", "-i", "gpx", "-f", output, "-o", "unicsv", "-F", "-"])
         #expect(read.succeeded, "gpsbabel: \(read.stderrText)")
         // unicsv ends lines with CRLF, one Character in Swift: split the text on it.
@@ -110,10 +105,8 @@ import Glibc
         let collection = try #require(try JSONSerialization.jsonObject(with: Data(geojson.stdout)) as? [String: Any])
         #expect(collection["type"] as? String == "FeatureCollection")
         #expect((collection["features"] as? [[String: Any]])?.count == 252)
-        if let jq = SystemTool.find("jq") {
-            let count = try ToolRunner(executable: jq).run(["-e", ".features | length"], stdin: geojson.stdout)
-            #expect(count.stdoutText == "252\n", "\(count)")
-        }
+        let count = try ToolRunner(executable: SystemTool.require("jq")).run(["-e", ".features | length"], stdin: geojson.stdout)
+        #expect(count.stdoutText == "252\n", "\(count)")
 
         let csv = try sandbox.overland(["export", "--journal", sandbox.source, "--format", "csv", "--unsent"])
         #expect(csv.succeeded, "\(csv)")
