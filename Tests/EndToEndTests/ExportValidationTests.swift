@@ -116,6 +116,42 @@ import Glibc
         #expect(rows.dropFirst().allSatisfy { $0.split(separator: ",", omittingEmptySubsequences: false).count == 14 })
     }
 
+    /// A large journal of two captures imported out of order (the later first): the export
+    /// is oldest first and its peak memory stays far below the journal's size (the records
+    /// are sorted through temporary files, removed afterwards, not held in memory).
+    @Test func aLargeOutOfOrderJournalExportsOldestFirstInBoundedMemory() throws {
+        let sandbox = try MoveSandbox(prefix: "overland-export-sort")
+        let journal = try Journal(path: sandbox.source, create: true, deviceID: "van")
+        let appender = try JournalAppender(journal: journal)
+        let half = 60_000
+        var lineBytes = 0
+        for index in Array(half..<2 * half) + Array(0..<half) {
+            let line = Array(MoveRecords.line(index, pad: 700).utf8)
+            lineBytes += line.count
+            try appender.append(line)
+            if index % 5000 == 4999 { try appender.sealActive() }
+        }
+        try appender.commit()
+        #expect(lineBytes > 100 << 20, "\(lineBytes >> 20) MiB of records")
+        let temporary = sandbox.directory.appending("tmp")
+        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: false)
+        let output = sandbox.directory.appending("all.csv")
+        let (_, floor) = try HostileMeasure.peakRSS(sandbox.runner, ["--help"])
+        let (result, peak) = try HostileMeasure.peakRSS(sandbox.runner, ["export", "--journal", sandbox.source, "--format", "csv", "--output", output],
+                                                        environment: ["TMPDIR": temporary], timeout: .seconds(600))
+        #expect(result.succeeded, "\(result)")
+        #expect(result.stderrText.contains("not in time order: \(half) points"), "\(result.stderrText)")
+        // Generous: a sort in memory would hold over 100 MiB of lines.
+        #expect(peak > 0 && peak < floor + (64 << 20), "peak RSS \(peak >> 20) MiB, floor \(floor >> 20) MiB")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary).isEmpty, "temporary files left behind")
+        let text = try String(contentsOfFile: output, encoding: .utf8)
+        let times = text.components(separatedBy: "\r\n").dropFirst().filter { !$0.isEmpty }.map { String($0.prefix(20)) }
+        try #require(times.count == 2 * half)
+        #expect(times.first == ISO8601UTC.string(from: MoveRecords.t0) && times.last == ISO8601UTC.string(from: MoveRecords.t0 + Int64(2 * half - 1)))
+        #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 }, "not oldest first")
+        print("export of \(2 * half) records (\(lineBytes >> 20) MiB), half out of order: peak RSS \(peak >> 20) MiB, floor \(floor >> 20) MiB")
+    }
+
     @Test func theTimeWindowAndUsageErrors() throws {
         let sandbox = try MoveSandbox(prefix: "overland-export")
         try Self.makeJournal(sandbox)
