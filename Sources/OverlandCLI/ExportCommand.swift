@@ -68,8 +68,13 @@ public struct ExportCommand: ParsableCommand {
             let destination = try ExportDestination(path: output)
             let printer = IssuePrinter(tool: "overland export")
             do {
-                let summary = try Exporter.export(journal, options: options, onIssue: printer.handler) { bytes in
-                    try destination.write(bytes)
+                let summary: ExportSummary
+                do {
+                    summary = try Exporter.export(journal, options: options, onIssue: printer.handler) { bytes in
+                        try destination.write(bytes)
+                    }
+                } catch let error as ExportSortError {
+                    throw CommandFailure(error.description, status: error.kind == .io ? .ioError : .tryLater)
                 }
                 try destination.finish()
                 if output != nil {
@@ -77,7 +82,7 @@ public struct ExportCommand: ParsableCommand {
                 }
                 if summary.outOfOrder > 0, let earliest = summary.earliest, let latest = summary.latest {
                     Terminal.error("overland export: the journal is not in time order: \(summary.outOfOrder) points are earlier " +
-                                   "than a point logged before them; they are written in the order logged (the points span " +
+                                   "than a point logged before them; written oldest first all the same (the points span " +
                                    "\(ISO8601UTC.string(from: earliest)) to \(ISO8601UTC.string(from: latest)))")
                 }
             } catch ExportDestination.Closed.reader {

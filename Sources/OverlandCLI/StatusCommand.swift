@@ -106,8 +106,8 @@ struct Status {
     static func firstUse(journalPath: String) -> String {
         """
         Nothing has been logged yet (no journal at \(Terminal.printable(journalPath))).
-        Start logging from gpsd:            gpspipe -r | overland-log
-        or from a receiver's serial port:   overland-log < /dev/ttyACM0
+        Start logging from gpsd:            overland-log --gpsd
+        or from a receiver's serial port:   overland-log /dev/ttyACM0
         (overland-log --help tells more; overland setup links this machine to a server.)
 
         """

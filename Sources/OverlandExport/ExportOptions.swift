@@ -15,6 +15,12 @@ public struct ExportOptions: Sendable, Equatable {
     public var segmentGapSeconds: Int64 = 900
     /// The GPX `creator`.
     public var creator = "overland"
+    /// A journal not in time order is sorted through temporary files of at most this many
+    /// records each (about 10 MB of memory at the journal's 1 KiB typical line, far less in
+    /// practice).
+    public var sortChunkRecords = 10_000
+    /// Where those files go (a private directory made inside); nil: $TMPDIR, else /tmp.
+    public var temporaryDirectory: String?
 
     public init(format: ExportFormat) {
         self.format = format
@@ -32,9 +38,13 @@ public struct ExportSummary: Sendable, Equatable {
     /// Records left out because the format holds locations only (trips, visits, actions),
     /// or because their values do not fit it (a position out of range).
     public var leftOut = 0
-    /// Points written with a time earlier than the point written before them: the journal
-    /// is not in time order there (e.g. an old capture imported after newer points).
+    /// Points logged with a time earlier than a point logged before them: the journal is
+    /// not in time order there (e.g. an old capture imported after newer points). They are
+    /// written in time order all the same.
     public var outOfOrder = 0
+    /// Sorted runs written to temporary files to put them in order (0 for a journal in
+    /// time order).
+    public var sortedRuns = 0
     /// The earliest and latest point time written.
     public var earliest: Int64?
     public var latest: Int64?

@@ -44,12 +44,6 @@ import Glibc
         return locations
     }
 
-    static func tool(_ name: String) -> String? {
-        let found = SystemTool.find(name)
-        if found == nil { Issue.record("\(name) is not installed (scripts/install-dependencies installs it)") }
-        return found
-    }
-
     @Test func gpxValidatesAgainstTheOfficialSchemaAndGpsbabelReadsItBack() throws {
         let sandbox = try MoveSandbox(prefix: "overland-export")
         let locations = try Self.makeJournal(sandbox)
@@ -60,7 +54,8 @@ import Glibc
         var info = stat()
         #expect(lstat(output, &info) == 0 && info.st_mode & 0o777 == 0o600)
 
-        if let xmllint = Self.tool("xmllint") {
+        let xmllint = try SystemTool.require("xmllint")
+        do {
             if FileManager.default.fileExists(atPath: Self.schemaPath) {
                 let valid = try ToolRunner(executable: xmllint).run(["--noout", "--schema", Self.schemaPath, output])
                 #expect(valid.succeeded, "xmllint: \(valid.stderrText)")
@@ -71,13 +66,13 @@ import Glibc
                 let invalid = try ToolRunner(executable: xmllint).run(["--noout", "--schema", Self.schemaPath, broken])
                 #expect(invalid.exitStatus != 0, "xmllint accepted speed in trkpt")
             } else {
-                Issue.record("the GPX 1.1 schema is not at \(Self.schemaPath) (scripts/install-dependencies puts it there)")
+                Issue.record("the GPX 1.1 schema is not at \(Self.schemaPath): run `bash scripts/install-dependencies`, which puts it there")
             }
             let wellFormed = try ToolRunner(executable: xmllint).run(["--noout", output])
             #expect(wellFormed.succeeded, "\(wellFormed.stderrText)")
         }
 
-        guard let gpsbabel = Self.tool("gpsbabel") else { return }
+        let gpsbabel = try SystemTool.require("gpsbabel")
         let read = try ToolRunner(executable: gpsbabel).run(["-t", "-i", "gpx", "-f", output, "-o", "unicsv", "-F", "-"])
         #expect(read.succeeded, "gpsbabel: \(read.stderrText)")
         // unicsv ends lines with CRLF, one Character in Swift: split the text on it.
@@ -110,10 +105,8 @@ import Glibc
         let collection = try #require(try JSONSerialization.jsonObject(with: Data(geojson.stdout)) as? [String: Any])
         #expect(collection["type"] as? String == "FeatureCollection")
         #expect((collection["features"] as? [[String: Any]])?.count == 252)
-        if let jq = SystemTool.find("jq") {
-            let count = try ToolRunner(executable: jq).run(["-e", ".features | length"], stdin: geojson.stdout)
-            #expect(count.stdoutText == "252\n", "\(count)")
-        }
+        let count = try ToolRunner(executable: SystemTool.require("jq")).run(["-e", ".features | length"], stdin: geojson.stdout)
+        #expect(count.stdoutText == "252\n", "\(count)")
 
         let csv = try sandbox.overland(["export", "--journal", sandbox.source, "--format", "csv", "--unsent"])
         #expect(csv.succeeded, "\(csv)")
@@ -121,6 +114,42 @@ import Glibc
         #expect(rows.first?.hasPrefix("timestamp,latitude,longitude,altitude,speed,course,") == true)
         #expect(rows.count == 1 + locations.count - 40, "unsent only: the first 40 were sent")
         #expect(rows.dropFirst().allSatisfy { $0.split(separator: ",", omittingEmptySubsequences: false).count == 14 })
+    }
+
+    /// A large journal of two captures imported out of order (the later first): the export
+    /// is oldest first and its peak memory stays far below the journal's size (the records
+    /// are sorted through temporary files, removed afterwards, not held in memory).
+    @Test func aLargeOutOfOrderJournalExportsOldestFirstInBoundedMemory() throws {
+        let sandbox = try MoveSandbox(prefix: "overland-export-sort")
+        let journal = try Journal(path: sandbox.source, create: true, deviceID: "van")
+        let appender = try JournalAppender(journal: journal)
+        let half = 60_000
+        var lineBytes = 0
+        for index in Array(half..<2 * half) + Array(0..<half) {
+            let line = Array(MoveRecords.line(index, pad: 700).utf8)
+            lineBytes += line.count
+            try appender.append(line)
+            if index % 5000 == 4999 { try appender.sealActive() }
+        }
+        try appender.commit()
+        #expect(lineBytes > 100 << 20, "\(lineBytes >> 20) MiB of records")
+        let temporary = sandbox.directory.appending("tmp")
+        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: false)
+        let output = sandbox.directory.appending("all.csv")
+        let (_, floor) = try HostileMeasure.peakRSS(sandbox.runner, ["--help"])
+        let (result, peak) = try HostileMeasure.peakRSS(sandbox.runner, ["export", "--journal", sandbox.source, "--format", "csv", "--output", output],
+                                                        environment: ["TMPDIR": temporary], timeout: .seconds(600))
+        #expect(result.succeeded, "\(result)")
+        #expect(result.stderrText.contains("not in time order: \(half) points"), "\(result.stderrText)")
+        // Generous: a sort in memory would hold over 100 MiB of lines.
+        #expect(peak > 0 && peak < floor + (64 << 20), "peak RSS \(peak >> 20) MiB, floor \(floor >> 20) MiB")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary).isEmpty, "temporary files left behind")
+        let text = try String(contentsOfFile: output, encoding: .utf8)
+        let times = text.components(separatedBy: "\r\n").dropFirst().filter { !$0.isEmpty }.map { String($0.prefix(20)) }
+        try #require(times.count == 2 * half)
+        #expect(times.first == ISO8601UTC.string(from: MoveRecords.t0) && times.last == ISO8601UTC.string(from: MoveRecords.t0 + Int64(2 * half - 1)))
+        #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 }, "not oldest first")
+        print("export of \(2 * half) records (\(lineBytes >> 20) MiB), half out of order: peak RSS \(peak >> 20) MiB, floor \(floor >> 20) MiB")
     }
 
     @Test func theTimeWindowAndUsageErrors() throws {

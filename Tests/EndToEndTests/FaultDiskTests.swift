@@ -10,7 +10,10 @@ import Glibc
 /// bind mount; as root, modes alone do not stop writes), an immutable journal (chattr +i),
 /// and permission denied (the tools run as `nobody` on root's journal). Each gives a clear
 /// error, loses nothing committed, and recovers when the fault is gone.
-@Suite(.enabled(if: FaultTools.canMount, "needs root and mount(2) (tmpfs, bind mounts)"))
+///
+/// Kept as a skip where mount(2) is not allowed (not root, no CAP_SYS_ADMIN in a container):
+/// no package can give that. Every tool these tests use is required (a failure when missing).
+@Suite(.enabled(if: FaultTools.canMount, "needs root and mount(2) (tmpfs, bind mounts): no install can give that"))
 struct FaultDiskTests {
     /// Fills a file system with a ballast file until a write fails; returns the file.
     static func fill(_ directory: String) -> String {
@@ -188,17 +191,19 @@ struct FaultDiskTests {
 
     /// chattr +i (immutable segments and directories): as root the only way to refuse a
     /// write without a mount. Clear error, nothing lost; after chattr -i the logger goes on.
-    @Test(.enabled(if: access("/usr/bin/chattr", X_OK) == 0, "no chattr"))
-    func immutableJournal() throws {
+    @Test func immutableJournal() throws {
         let sandbox = try ReliabilitySandbox(prefix: "overland-immutable")
         try sandbox.logEpochs(0..<50)
         let before = try sandbox.records().records
-        let chattr = ToolRunner(executable: "/usr/bin/chattr")
+        let chattr = ToolRunner(executable: try SystemTool.require("chattr"))
         let targets = [sandbox.journal + "/segments"] + ReliabilitySandbox.files(under: sandbox.journal + "/segments")
             .map { sandbox.journal + "/segments/" + $0 }
         let set = try chattr.run(["+i"] + targets)
         guard set.succeeded else {
-            // The file system has no immutable flag (tmpfs, overlayfs): nothing to test here.
+            // Kept: the file system under $TMPDIR has no immutable flag (tmpfs, overlayfs),
+            // which no package can add. Anything else chattr says is a failure.
+            let unsupported = set.stderrText.contains("Operation not supported") || set.stderrText.contains("Inappropriate ioctl")
+            #expect(unsupported, "chattr +i: \(set)")
             return
         }
         defer { _ = try? chattr.run(["-i"] + targets) }
@@ -217,7 +222,7 @@ struct FaultDiskTests {
 
     /// Root's journal (0700) and `nobody`: every command says "permission denied", names
     /// the path and exits 77; nothing is changed.
-    @Test(.enabled(if: FaultTools.asNobody != nil, "needs root and setpriv or runuser"))
+    @Test(.enabled(if: FaultTools.canBecomeNobody, "needs root to switch to nobody (no install can give that)"))
     func permissionDenied() throws {
         let sandbox = try ReliabilitySandbox(prefix: "overland-permission")
         chmod(sandbox.directory.path, 0o755)
@@ -233,7 +238,7 @@ struct FaultDiskTests {
         let server = try LocalServer()
         let environment: [String: String?] = ["HOME": home, "XDG_CONFIG_HOME": home + "/config", "XDG_DATA_HOME": home + "/data",
                                               "OVERLAND_TOKEN": SyncCrashTests.token]
-        let asNobody = FaultTools.asNobody!
+        let asNobody = try FaultTools.asNobody()
         let commands: [(String, [String])] = [
             ("overland-log", ["--journal", sandbox.journal, input]),
             ("overland", ["journal", "verify", "--journal", sandbox.journal]),

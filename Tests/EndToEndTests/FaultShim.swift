@@ -96,7 +96,8 @@ enum FaultShim {
     }
     """#
 
-    /// The built library, or nil when no C compiler is at hand.
+    /// The built library, or nil when no C compiler is at hand (`require` then fails the
+    /// test, naming gcc and scripts/install-dependencies).
     static let library: String? = {
         let compilers = ["/usr/bin/cc", "/usr/bin/clang", "/usr/bin/gcc"]
         guard let compiler = Self.clangBesideSwift() ?? compilers.first(where: { access($0, X_OK) == 0 }) else { return nil }
@@ -114,6 +115,12 @@ enum FaultShim {
     }()
 
     nonisolated(unsafe) static var shimDirectory: String?
+
+    /// The built library, or a failed test saying why it is not there.
+    static func require(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        try #require(library, "no C compiler built the fault shim (Debian package gcc): run `bash scripts/install-dependencies`",
+                     sourceLocation: sourceLocation)
+    }
 
     /// The clang of the toolchain that runs this test (…/usr/bin/clang beside swift).
     static func clangBesideSwift() -> String? {
@@ -145,12 +152,12 @@ enum FaultShim {
 /// drain (counted over the whole process by the shim): the cursor always reads, the next
 /// run finishes the drain, every point arrives at least once and in order, and only the
 /// batch in flight is sent again.
-@Suite(.enabled(if: FaultShim.library != nil, "no C compiler to build the fault shim"))
-struct FaultShimSyncTests {
+@Suite struct FaultShimSyncTests {
     static let points = 300
 
     /// A journal ready to drain, its lines, and the number of `call`s a clean drain makes.
     static func prepare(_ call: String, server: LocalServer) throws -> (ReliabilitySandbox, [String], Int) {
+        _ = try FaultShim.require()
         let base = try SyncCrashTests.prepare(points: points)
         let lines = try base.records().records.map(\.line)
         let counting = base.directory.appending("counting")

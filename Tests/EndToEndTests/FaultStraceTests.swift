@@ -9,8 +9,9 @@ import Glibc
 /// strace as a fault injector: the real tools killed (SIGKILL on entry) at every `fsync`,
 /// `write` and `rename` of a scripted run, and made to fail (EIO, ENOSPC) at every one.
 /// After each: a clear error or none, nothing committed lost, the journal verifies, the
-/// next run carries on. Skipped where ptrace is not permitted.
-@Suite(.enabled(if: FaultTools.strace != nil, "strace cannot trace here (not installed, or ptrace not permitted)"))
+/// next run carries on. Fails, naming strace, where it is not installed; skipped only where
+/// the container does not permit ptrace (which no install can change).
+@Suite(.enabled(if: !FaultTools.ptraceDenied, FaultTools.ptraceDeniedReason))
 struct FaultStraceTests {
     typealias Script = ReliabilityLogCrashTests.Script
 
@@ -29,7 +30,7 @@ struct FaultStraceTests {
     /// Runs `program ARGUMENTS` under strace with `inject` (e.g. `fsync:signal=KILL:when=3`).
     static func traced(_ program: String, _ arguments: [String], inject: String?, environment: [String: String?],
                        log: String) throws -> ToolResult {
-        var runner = ToolRunner(executable: FaultTools.strace!)
+        var runner = ToolRunner(executable: try FaultTools.strace())
         runner.environment = environment
         var options = ["-f", "-y", "-qq", "-o", log, "-e", "trace=" + traced.joined(separator: ",")]
         if let inject { options += ["-e", "inject=" + inject] }

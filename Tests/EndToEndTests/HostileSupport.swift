@@ -9,7 +9,7 @@ enum HostileMeasure {
                         stdin: [UInt8]? = nil, timeout: Duration = .seconds(120)) throws -> (ToolResult, Int) {
         let report = NSTemporaryDirectory() + "/overland-rss-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).txt"
         defer { unlink(report) }
-        var time = ToolRunner(executable: "/usr/bin/time")
+        var time = ToolRunner(executable: try SystemTool.require("time"))
         time.environment = tool.environment
         let result = try time.run(["-f", "%M", "-o", report, tool.executable] + arguments, environment: environment,
                                   stdin: stdin, timeout: timeout)

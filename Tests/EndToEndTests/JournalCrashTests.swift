@@ -228,23 +228,15 @@ import Glibc
         #expect(end.stdoutLines == ["end 10 backlog 10"], "\(end)")
     }
 
-    static let straceAvailable: Bool = {
-        let strace = ToolRunner(executable: "/usr/bin/strace")
-        guard strace.isAvailable, let result = try? strace.run(["-f", "-o", "/dev/null", "/bin/true"], timeout: .seconds(20)) else {
-            return false
-        }
-        return result.succeeded
-    }()
-
     /// A failed fsync (injected with strace): the commit is reported as an I/O error, the
     /// bytes it wrote are taken back, and every earlier commit survives. (journal-torture
     /// exits on the first error, so the in-process retry into a new segment is not
     /// exercised here.)
-    @Test(.enabled(if: straceAvailable, "needs strace with ptrace permission"), arguments: [4, 6, 7, 9, 12])
+    @Test(.enabled(if: !FaultTools.ptraceDenied, FaultTools.ptraceDeniedReason), arguments: [4, 6, 7, 9, 12])
     func failedSyncKeepsEarlierCommits(failingSync: Int) throws {
         let directory = try TemporaryDirectory()
         let journal = directory.appending("journal")
-        let strace = ToolRunner(executable: "/usr/bin/strace")
+        let strace = ToolRunner(executable: try FaultTools.strace())
         let result = try strace.run([
             "-f", "-o", "/dev/null", "-e", "trace=fsync", "-e", "inject=fsync:error=EIO:when=\(failingSync)",
             Torture.runner.executable, "append", journal, "40", "--commit-every", "4", "--writer", "f",

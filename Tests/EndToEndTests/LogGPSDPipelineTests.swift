@@ -20,7 +20,7 @@ enum LogGPSD {
 
     /// gpsfake and gpspipe; a missing one is a failure, not a skip: scripts/install-dependencies installs them.
     static func tools(sourceLocation: SourceLocation = #_sourceLocation) throws -> (gpsfake: String, gpspipe: String) {
-        try #require(available, "gpsfake, gpspipe and gpsd are not installed (scripts/install-dependencies installs gpsd and gpsd-clients)",
+        try #require(available, "gpsfake, gpspipe and gpsd are not installed (Debian packages gpsd and gpsd-clients): run `bash scripts/install-dependencies`",
                      sourceLocation: sourceLocation)
         return (try #require(gpsfake, sourceLocation: sourceLocation), try #require(gpspipe, sourceLocation: sourceLocation))
     }

@@ -179,6 +179,17 @@ struct LogInputTrustTests {
         let export = try sandbox.overlandJournal("export", "--format", "csv")
         #expect(export.succeeded, "\(export)")
         #expect(export.stderrText.contains("not in time order: 20 points"), "\(export.stderrText)")
+        #expect(export.stderrText.contains("written oldest first"), "\(export.stderrText)")
+        // Written oldest first in every format: the 2020 drive, then the 2024 one.
+        let csvTimes = export.stdoutText.components(separatedBy: "\r\n").dropFirst().filter { !$0.isEmpty }.map { String($0.prefix(20)) }
+        #expect(csvTimes.count == 40 && csvTimes == csvTimes.sorted(), "\(csvTimes)")
+        #expect(csvTimes.first == "2020-02-14T18:05:42Z" && csvTimes.last == "2024-06-09T00:00:19Z", "\(csvTimes)")
+        let gpx = try sandbox.overlandJournal("export", "--format", "gpx")
+        let gpxTimes = gpx.stdoutText.components(separatedBy: "<time>").dropFirst().map { String($0.prefix(20)) }
+        #expect(gpxTimes == csvTimes, "\(gpxTimes)")
+        let geojson = try sandbox.overlandJournal("export", "--format", "geojson")
+        let geojsonTimes = geojson.stdoutText.components(separatedBy: "\"timestamp\":\"").dropFirst().map { String($0.prefix(20)) }
+        #expect(geojsonTimes == csvTimes, "\(geojsonTimes)")
         // In time order: no warning.
         let clean = try LogSandbox()
         #expect(try clean.log([older]).succeeded)

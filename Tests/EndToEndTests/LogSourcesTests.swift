@@ -27,7 +27,7 @@ struct LogSourcesTests {
         deinit { stop() }
 
         func start() throws {
-            let runner = ToolRunner(executable: "/usr/bin/socat")
+            let runner = ToolRunner(executable: try SystemTool.require("socat"))
             socat = try runner.start(["pty,raw,echo=0,link=\(port)", "pty,raw,echo=0,link=\(feed)"])
             let deadline = ContinuousClock.now + .seconds(10)
             while !(FileManager.default.fileExists(atPath: port) && FileManager.default.fileExists(atPath: feed)) {

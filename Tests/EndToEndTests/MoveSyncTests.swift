@@ -77,14 +77,9 @@ import Glibc
         #expect(try JournalView.read(sandbox.target)?.unsent.isEmpty == true)
     }
 
-    /// True once `overland-sync` runs the copy checks (`JournalOrigin.check`, which
-    /// refuses a journal with a move pending): its help then offers --accept-copy.
-    static let syncChecksOrigin: Bool = {
-        let help = try? ToolRunner(product: "overland-sync").run(["--help"])
-        return help?.stdoutText.contains("--accept-copy") ?? false
-    }()
-
-    @Test(.enabled(if: syncChecksOrigin, "overland-sync does not run JournalOrigin.check yet"), arguments: [
+    /// `overland-sync` runs the copy checks (`JournalOrigin.check`, which refuses a journal
+    /// with a move pending).
+    @Test(arguments: [
         "move.after-copy:2", "move.after-verify:3",
     ])
     func aSyncOfTheSourceWhileAMoveIsPendingSendsNothing(fault: String) async throws {

@@ -120,10 +120,6 @@ import Glibc
         let copy = try ToolRunner(executable: PackageSupport.tool("cp"))
             .run(["-a", "/lib/systemd/system/.", package.root + "/usr/lib/systemd/system/"])
         #expect(copy.succeeded, "\(copy)")
-        for program in ["/bin/sh", "/bin/stty"] {
-            let copied = try ToolRunner(executable: PackageSupport.tool("cp")).run(["-f", program, package.root + program])
-            #expect(copied.succeeded, "\(copied)")
-        }
         let verify = try ToolRunner(executable: PackageSupport.tool("systemd-analyze"))
             .run(["verify", "--man=no", "--root=" + package.root] + units.map { "/lib/systemd/system/" + $0 }, timeout: .seconds(120))
         #expect(verify.succeeded, "\(verify)")
@@ -142,6 +138,21 @@ import Glibc
         let serial = try String(contentsOfFile: package.root + "/lib/systemd/system/overland-log@.service", encoding: .utf8)
         #expect(serial.contains("SupplementaryGroups=dialout"))
         #expect(serial.contains("DeviceAllow=/dev/%I rw"))
+        // overland-log opens the port itself (raw mode, --baud): no stty, no shell.
+        #expect(execLines(serial) == ["ExecStart=/usr/bin/overland-log /dev/%I --baud ${OVERLAND_SERIAL_SPEED}"], "\(execLines(serial))")
+        #expect(serial.contains("Environment=OVERLAND_SERIAL_SPEED=9600"))
+        // The gpsd unit speaks gpsd's protocol itself: no gpspipe, no shell; it wants gpsd's
+        // socket and may reach it over TCP on the loopback.
+        let gpsd = try String(contentsOfFile: package.root + "/lib/systemd/system/overland-log.service", encoding: .utf8)
+        #expect(execLines(gpsd) == ["ExecStart=/usr/bin/overland-log --gpsd"], "\(execLines(gpsd))")
+        #expect(gpsd.contains("Wants=gpsd.socket") && gpsd.contains("After=gpsd.socket"))
+        let families = gpsd.split(separator: "\n").first { $0.hasPrefix("RestrictAddressFamilies=") }.map(String.init) ?? ""
+        #expect(families.contains("AF_INET ") && families.contains("AF_INET6"), "\(families)")
+    }
+
+    /// The Exec lines of a unit (ExecStart=, ExecStartPre=, ...).
+    private func execLines(_ unit: String) -> [String] {
+        unit.split(separator: "\n").map(String.init).filter { $0.hasPrefix("Exec") }
     }
 
     @Test func manPagesAndCompletionsDescribeEachCommand() throws {

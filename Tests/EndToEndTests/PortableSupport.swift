@@ -5,8 +5,27 @@ import Testing
 import Glibc
 #endif
 
-/// System tools the portability tests use when the machine has them.
+/// System tools the tests drive. scripts/install-dependencies installs every one of them; a
+/// test that needs one fails, naming it, where it is missing (it never passes by skipping).
 enum SystemTool {
+    /// The Debian package that installs each tool the tests look up by name.
+    static let packages = [
+        "gzip": "gzip", "zcat": "gzip", "jq": "jq", "gpsbabel": "gpsbabel", "xmllint": "libxml2-utils",
+        "strace": "strace", "openssl": "openssl", "mkfs.vfat": "dosfstools", "fusefat": "fusefat", "mcopy": "mtools",
+        "fusermount": "fuse", "socat": "socat", "chattr": "e2fsprogs", "setpriv": "util-linux", "python3": "python3", "time": "time",
+        "gpsfake": "gpsd-clients", "gpspipe": "gpsd-clients", "gpsd": "gpsd", "systemd-analyze": "systemd",
+    ]
+
+    /// What to say when `name` is missing.
+    static func missing(_ name: String) -> String {
+        "\(name) is not installed (Debian package \(packages[name] ?? name)): run `bash scripts/install-dependencies`"
+    }
+
+    /// The absolute path of `name`, or a failed test (and a thrown error) naming it.
+    static func require(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        try #require(find(name), Comment(rawValue: missing(name)), sourceLocation: sourceLocation)
+    }
+
     /// The absolute path of `name` on PATH (or in the sbin directories), or nil.
     static func find(_ name: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
@@ -17,16 +36,17 @@ enum SystemTool {
         return nil
     }
 
-    /// Runs a tool by name; nil when it is not installed.
-    static func run(_ name: String, _ arguments: [String], timeout: Duration = .seconds(60)) throws -> ToolResult? {
-        guard let executable = find(name) else { return nil }
-        return try ToolRunner(executable: executable).run(arguments, timeout: timeout)
+    /// Runs a tool by name; a failed test naming it when it is not installed.
+    static func run(_ name: String, _ arguments: [String], timeout: Duration = .seconds(60),
+                    sourceLocation: SourceLocation = #_sourceLocation) throws -> ToolResult {
+        try ToolRunner(executable: require(name, sourceLocation: sourceLocation)).run(arguments, timeout: timeout)
     }
 }
 
 /// A small file system mounted for one test (a tmpfs of a given size, or a FAT image
-/// through the fusefat driver), unmounted when the value goes away. `mount` returns nil
-/// where the machine does not allow it (not root, no such driver): tests then fall back.
+/// through the fusefat driver), unmounted when the value goes away. A missing tool
+/// (fusefat, mkfs.vfat) is a failed test; nil only where no install can help: not root
+/// (mount(2) needs CAP_SYS_ADMIN) or no /dev/fuse in this container. Tests then fall back.
 final class MountedFileSystem {
     enum Kind { case tmpfs, fusefat }
 
@@ -55,13 +75,16 @@ final class MountedFileSystem {
     /// A fresh FAT file system of `bytes` in `image`, mounted read-write at `path` through
     /// fusefat (the kernel's vfat driver is often missing in containers; fusefat needs
     /// /dev/fuse and the fusefat and dosfstools packages).
-    static func fat(image: String, at path: String, bytes: Int, format: Bool = true) -> MountedFileSystem? {
-        guard access("/dev/fuse", R_OK | W_OK) == 0, SystemTool.find("fusefat") != nil else { return nil }
+    static func fat(image: String, at path: String, bytes: Int, format: Bool = true,
+                    sourceLocation: SourceLocation = #_sourceLocation) -> MountedFileSystem? {
+        guard access("/dev/fuse", R_OK | W_OK) == 0 else { return nil }
+        guard let fusefat = try? SystemTool.require("fusefat", sourceLocation: sourceLocation) else { return nil }
         if format {
-            guard truncate(image, bytes: bytes), let made = try? SystemTool.run("mkfs.vfat", [image]), made.succeeded else { return nil }
+            guard truncate(image, bytes: bytes),
+                  let made = try? SystemTool.run("mkfs.vfat", [image], sourceLocation: sourceLocation), made.succeeded else { return nil }
         }
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        guard let result = try? SystemTool.run("fusefat", ["-o", "rw+", image, path]), result.succeeded else { return nil }
+        guard let result = try? ToolRunner(executable: fusefat).run(["-o", "rw+", image, path]), result.succeeded else { return nil }
         // fusefat answers from its own process: wait until the mount is there.
         for _ in 0..<100 {
             if isMountPoint(path) { return MountedFileSystem(path: path, kind: .fusefat, image: image) }
@@ -80,7 +103,7 @@ final class MountedFileSystem {
     /// Grows a tmpfs.
     func resize(bytes: Int) -> Bool {
         guard kind == .tmpfs else { return false }
-        return (try? SystemTool.run("mount", ["-o", "remount,size=\(bytes)", path]))??.succeeded ?? false
+        return (try? SystemTool.run("mount", ["-o", "remount,size=\(bytes)", path]))?.succeeded ?? false
     }
 
     private var mounted = true
@@ -91,7 +114,7 @@ final class MountedFileSystem {
         switch kind {
         case .tmpfs: _ = try? SystemTool.run("umount", [path])
         case .fusefat:
-            if (try? SystemTool.run("fusermount", ["-u", path]))??.succeeded != true {
+            if (try? ToolRunner(executable: SystemTool.find("fusermount") ?? "/bin/fusermount").run(["-u", path]))?.succeeded != true {
                 _ = try? SystemTool.run("umount", ["-l", path])
             }
             for _ in 0..<100 where Self.isMountPoint(path) { usleep(20_000) }

@@ -163,7 +163,7 @@ enum StatusCommandFiles {
         #expect(text.exitStatus == 0, "\(text)")
         #expect(text.stderr.isEmpty, "\(text)")
         #expect(text.stdoutText.hasPrefix("Nothing has been logged yet (no journal at \(defaultJournal)).\n"), "\(text.stdoutText)")
-        #expect(text.stdoutText.contains("gpspipe -r | overland-log"), "\(text.stdoutText)")
+        #expect(text.stdoutText.contains("overland-log --gpsd"), "\(text.stdoutText)")
         #expect(text.stdoutText.contains("queued      0 points"), "\(text.stdoutText)")
         #expect(!StatusCommandFiles.exists(defaultJournal), "status creates nothing")
         let json = try sandbox.overland.run(["status", "--json"])

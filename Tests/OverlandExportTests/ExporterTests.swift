@@ -37,7 +37,9 @@ import OverlandJournal
         let journal = try makeJournal(at: directory.path + "/j", lines: lines)
         let (text, summary, _) = try exportText(journal, ExportOptions(format: .gpx))
         #expect(summary.written == 5)
-        #expect(text.components(separatedBy: "<trkseg>").count - 1 == 4) // a gap, and the clock going back twice
+        // Written oldest first (0 and 4 at t0, 3, 1, then 2 after a gap of 901 s): one gap.
+        #expect(text.components(separatedBy: "<trkseg>").count - 1 == 2)
+        #expect(summary.outOfOrder == 2)
         #expect(text.contains(#"<trkpt lat="52.5001" lon="13.4001"><time>2026-11-18T11:06:50Z</time></trkpt>"#))
         // The schema's longitude is -180 <= lon < 180.
         #expect(text.contains(#"lon="-180""#))

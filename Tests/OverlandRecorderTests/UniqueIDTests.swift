@@ -91,12 +91,8 @@ import Testing
 
     /// The whole derivation against Python's hmac module, an independent implementation.
     @Test func derivationMatchesPython() throws {
-        guard let python = Self.findExecutable("python3") else {
-            withKnownIssue("python3 is not installed: the published vectors above still cover SHA-256 and HMAC") {
-                Issue.record("python3 not found on PATH")
-            }
-            return
-        }
+        let python = try #require(Self.findExecutable("python3"),
+                                  "python3 is not installed (Debian package python3): run `bash scripts/install-dependencies`")
         let script = """
             import hmac, hashlib, sys
             app = bytes.fromhex(sys.argv[1])

@@ -3,14 +3,15 @@ import OverlandJournal
 import OverlandSync
 import Testing
 
-/// Drain throughput to a local receiver that acknowledges without parsing. Opt-in, and
-/// meant for a release build:
+/// A benchmark, not a test: drain throughput to a local receiver that acknowledges without
+/// parsing. It checks nothing a test does not; it is disabled unless asked for (it needs no
+/// tool, only time), and meant for a release build:
 ///
 ///     OVERLAND_SYNC_BENCH=500000 swift test -c release -Xswiftc -enable-testing --filter drainThroughput
 @Suite(.serialized) struct DrainBenchmark {
     static let points = ProcessInfo.processInfo.environment["OVERLAND_SYNC_BENCH"].flatMap(Int.init)
 
-    @Test(.enabled(if: points != nil), arguments: [1000, 200])
+    @Test(.enabled(if: points != nil, "benchmark: set OVERLAND_SYNC_BENCH=POINTS to run it"), arguments: [1000, 200])
     func drainThroughput(batchSize: Int) async throws {
         let count = Self.points ?? 0
         var policy = JournalPolicy()

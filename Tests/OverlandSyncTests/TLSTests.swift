@@ -11,7 +11,9 @@ struct TestCertificates {
 
     static let opensslPath = ["/usr/bin/openssl", "/usr/local/bin/openssl"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
-    init(subjectAltName: String = "IP:127.0.0.1") throws {
+    init(subjectAltName: String = "IP:127.0.0.1", sourceLocation: SourceLocation = #_sourceLocation) throws {
+        _ = try #require(Self.opensslPath, "openssl is not installed (Debian package openssl): run `bash scripts/install-dependencies`",
+                         sourceLocation: sourceLocation)
         directory = NSTemporaryDirectory() + "overland-sync-tls-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try """
@@ -44,7 +46,7 @@ struct TestCertificates {
     }
 }
 
-@Suite(.enabled(if: TestCertificates.opensslPath != nil)) struct TLSTests {
+@Suite struct TLSTests {
     @Test func privateCATrustedOnlyWithCAFile() async throws {
         let certificates = try TestCertificates()
         defer { certificates.remove() }
