@@ -156,6 +156,56 @@ struct HostileWriterMemoryTests {
         #expect(try Journal(path: target).verify().intactRecords == end, "the sealed segment before it moved")
         #expect(FileSystemSize.of(Self.segmentPath(sandbox, end)) > Self.junkBytes, "the damaged segment stays in the source")
     }
+
+    @Test("journal move of a 200 MiB sealed intact segment: every record moves, in bounded memory")
+    func moveHugeIntactSegment() throws {
+        let (sandbox, end) = try Self.journal()
+        // One payload of real records just under the 1 MiB member limit, as stored deflate
+        // blocks (no compression: the member is as large as its records), framed 200 times.
+        var payload: [UInt8] = []
+        var count: UInt32 = 0
+        while true {
+            let line = Array((MoveRecords.line(Int(count)) + "\n").utf8)
+            guard payload.count + line.count <= 1_000_000 else { break }
+            payload += line
+            count += 1
+        }
+        var stored: [UInt8] = []
+        var start = 0
+        while start < payload.count {
+            let length = min(65_535, payload.count - start)
+            stored.append(start + length == payload.count ? 1 : 0)
+            stored += HostileJournalTests.littleEndian(UInt16(length)) + HostileJournalTests.littleEndian(~UInt16(length))
+            stored += payload[start..<(start + length)]
+            start += length
+        }
+        let crc = HostileJournalTests.crc32(payload)
+        let id = try HostileJournalTests.journalID(sandbox.journal)
+        let members = 200
+        let path = Self.segmentPath(sandbox, end)
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        for index in 0..<members {
+            try handle.write(contentsOf: HostileJournalTests.member(firstSequence: end + UInt64(index) * UInt64(count), count: count,
+                                                                    journalID: id, deflate: stored, crc: crc, isize: UInt32(payload.count)))
+        }
+        try handle.write(contentsOf: try Self.seal(sandbox, first: end, count: UInt32(members) * count))
+        try handle.close()
+        #expect(FileSystemSize.of(path) > 190 << 20)
+        let moved = UInt64(members) * UInt64(count)
+
+        let target = sandbox.directory.appending("target")
+        let (floor, bound) = try Self.bound(sandbox)
+        let (result, peak) = try HostileMeasure.peakRSS(sandbox.overland, ["journal", "move", "--journal", sandbox.journal, "--to", target],
+                                                       timeout: .seconds(600))
+        #expect(result.exitStatus == 0, "\(result)")
+        #expect(peak > 0 && peak < bound, "journal move: peak RSS \(peak >> 20) MiB, floor \(floor >> 20) MiB")
+        print("peak RSS, journal move of a 200 MiB sealed segment: \(peak >> 20) MiB (floor \(floor >> 20) MiB)")
+        let verification = try Journal(path: target).verify()
+        #expect(verification.damage == 0 && verification.intactRecords == end + moved, "\(verification.intactRecords)")
+        #expect(FileSystemSize.of(path) == -1, "the source segment is gone once moved")
+        #expect(try Journal(path: sandbox.journal).cursor() == end + moved)
+    }
 }
 
 enum FileSystemSize {
