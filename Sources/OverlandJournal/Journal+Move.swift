@@ -279,8 +279,7 @@ extension Journal {
         let names = try segments()
         var end = names.last?.firstSequence ?? 0
         for name in names.reversed() {
-            let bytes = try load(name)
-            let layout = bytes.withUnsafeBytes { SegmentLayout(walking: $0, name: name, journalID: id) }
+            let layout = try SegmentLayout(reading: SegmentFile(self, name, committed: false), name: name, journalID: id)
             if let last = layout.endSequence {
                 end = max(end, last)
                 break
