@@ -289,6 +289,55 @@ enum FileSystem {
         try syncDirectory(directory)
     }
 
+    /// `replaceAtomically` for a file too large to hold in memory: written a piece at a
+    /// time beside `path`, then fsynced and renamed over it by `commit`.
+    final class Replacement {
+        let path: String
+        let temporary: String
+        private var fd: Int32
+
+        init(_ path: String) throws(JournalError) {
+            self.path = path
+            temporary = parentDirectory(of: path) + "/.tmp-" + baseName(of: path)
+            try remove(temporary)
+            fd = try createExclusive(temporary)
+        }
+
+        /// A replacement neither committed nor discarded leaves nothing behind.
+        deinit { discard() }
+
+        func write(_ bytes: [UInt8]) throws(JournalError) {
+            try writeAll(fd, bytes, path: temporary)
+        }
+
+        /// The open temporary file, for a copy straight into it.
+        var descriptor: Int32 { fd }
+
+        /// Removes the temporary file; the target stays as it was.
+        func discard() {
+            guard fd >= 0 else { return }
+            close(fd)
+            fd = -1
+            try? remove(temporary)
+        }
+
+        /// fsync, rename over the target, directory fsync (fault points as `replaceAtomically`).
+        func commit(faultPrefix: String? = nil) throws(JournalError) {
+            do {
+                try sync(fd, path: temporary)
+            } catch {
+                discard()
+                throw error
+            }
+            close(fd)
+            fd = -1
+            if let faultPrefix { FaultPoint.reach(faultPrefix + ".after-write") }
+            try rename(temporary, path)
+            if let faultPrefix { FaultPoint.reach(faultPrefix + ".after-rename") }
+            try syncDirectory(parentDirectory(of: path))
+        }
+    }
+
     static func parentDirectory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])

@@ -279,8 +279,7 @@ extension Journal {
         let names = try segments()
         var end = names.last?.firstSequence ?? 0
         for name in names.reversed() {
-            let bytes = try load(name)
-            let layout = bytes.withUnsafeBytes { SegmentLayout(walking: $0, name: name, journalID: id) }
+            let layout = try SegmentLayout(reading: SegmentFile(self, name, committed: false), name: name, journalID: id)
             if let last = layout.endSequence {
                 end = max(end, last)
                 break
@@ -311,8 +310,9 @@ extension Journal {
                 plan.truncated = true
                 break
             }
-            let bytes = try load(name)
-            let layout = bytes.withUnsafeBytes { SegmentLayout(walking: $0, name: name, journalID: id) }
+            // Read a member at a time: planning costs a member's memory, whatever a segment's size.
+            let file = try SegmentFile(self, name, committed: index == names.count - 1)
+            let layout = try SegmentLayout(reading: file, name: name, journalID: id)
             guard layout.seal != nil else {
                 plan.stoppedAt = layout.isDamaged
                     ? "segment \(name) is damaged: run 'overland journal repair', then move again"
@@ -321,7 +321,7 @@ extension Journal {
                         : "segment \(name) is not sealed: run 'overland journal repair', then move again")
                 break
             }
-            if let damage = Self.firstDamagedMember(bytes, layout) {
+            if let damage = try Self.firstDamagedMember(file, layout) {
                 plan.stoppedAt = "segment \(name) is damaged at offset \(damage): run 'overland journal repair', then move again"
                 break
             }
@@ -346,10 +346,12 @@ extension Journal {
         return plan
     }
 
-    private static func firstDamagedMember(_ bytes: [UInt8], _ layout: SegmentLayout) -> Int? {
+    private static func firstDamagedMember(_ file: SegmentFile, _ layout: SegmentLayout) throws(JournalError) -> Int? {
+        var memberBytes: [UInt8] = []
+        var payload: [UInt8] = []
         for member in layout.members {
-            let range = member.offset..<(member.offset + member.header.memberSize)
-            if case .failure = bytes.withUnsafeBytes({ Member.decodePayload(UnsafeRawBufferPointer(rebasing: $0[range]), header: member.header) }) {
+            try file.readMember(member, into: &memberBytes)
+            if memberBytes.withUnsafeBytes({ Member.decodePayload($0, header: member.header, into: &payload) }) != nil {
                 return member.offset
             }
         }
@@ -440,68 +442,14 @@ extension Journal {
         }
     }
 
-    /// The target segment for one planned source segment: members wholly inside the moved
-    /// range are re-stamped (journal id, first sequence, header CRC16) and keep their
-    /// compressed data; a member the cursor cuts is recompressed with its unsent records.
+    /// The target segment for one planned source segment, checked by producing it once
+    /// (members are read, inflated and written a member at a time: see `MovedSegment`).
     fileprivate func buildMovedSegment(_ segment: JournalMoveIntent.Segment, targetID: JournalID) throws(JournalError) -> MovedSegment {
-        let bytes = try load(segment.name)
-        let layout = bytes.withUnsafeBytes { SegmentLayout(walking: $0, name: segment.name, journalID: id) }
-        let file = segmentPath(segment.name)
-        guard let seal = layout.seal, !layout.isDamaged else {
-            throw .untrusted(path: file, reason: "segment of a pending move is no longer sealed and intact")
-        }
-        let offset = segment.targetFirst &- segment.from
-        var output: [UInt8] = []
-        output.reserveCapacity(bytes.count)
-        var records: [MovedSegment.Record] = []
-        records.reserveCapacity(segment.records)
-        var payloads: [[UInt8]] = []
-        for member in layout.members {
-            let first = member.header.firstSequence
-            let end = member.header.endSequence
-            guard end > segment.from, first < segment.end else { continue }
-            let range = member.offset..<(member.offset + member.header.memberSize)
-            let decoded = bytes.withUnsafeBytes { Member.decodePayload(UnsafeRawBufferPointer(rebasing: $0[range]), header: member.header) }
-            guard case .success(let payload) = decoded else {
-                throw .untrusted(path: file, reason: "damaged member at offset \(member.offset)")
-            }
-            var lineStart = 0
-            var sequence = first
-            var kept = payload.startIndex
-            var keptCount = 0
-            var keptFirst: UInt64?
-            while lineStart < payload.count {
-                let lineEnd = payload[lineStart...].firstIndex(of: UInt8(ascii: "\n"))!
-                if sequence >= segment.from && sequence < segment.end {
-                    if keptFirst == nil {
-                        keptFirst = sequence
-                        kept = lineStart
-                    }
-                    keptCount += 1
-                    records.append(.init(sequence: sequence &+ offset, payload: payloads.count, range: lineStart..<lineEnd))
-                }
-                sequence += 1
-                lineStart = lineEnd + 1
-            }
-            guard let keptFirst else { continue }
-            if keptFirst == first && keptCount == member.header.recordCount {
-                output += Self.restamp(bytes[range], firstSequence: first &+ offset, journalID: targetID)
-                payloads.append(payload)
-            } else {
-                let lastEnd = records.last!.range.upperBound + 1
-                let part = Array(payload[kept..<lastEnd])
-                output += Member.encode(kind: .records, payload: part, firstSequence: keptFirst &+ offset, recordCount: keptCount,
-                                        journalID: targetID, writtenAt: member.header.writtenAt, level: 9)
-                // Records refer to the payload they came from.
-                payloads.append(payload)
-            }
-        }
-        guard records.count == segment.records else {
-            throw .untrusted(path: file, reason: "holds \(records.count) records to move where the move planned \(segment.records)")
-        }
-        output += Member.encode(kind: .seal, payload: [], firstSequence: segment.targetFirst, recordCount: records.count,
-                                journalID: targetID, writtenAt: seal.writtenAt, level: 9)
-        return MovedSegment(name: SegmentName(firstSequence: segment.targetFirst), bytes: output, records: records, payloads: payloads)
+        var built = MovedSegment(source: self, plan: segment, targetID: targetID)
+        var bytes = 0
+        built.records = try built.produce { (chunk: [UInt8]) throws(JournalError) in bytes += chunk.count }
+        built.bytes = bytes
+        return built
     }
 
     /// A member with its header's journal id and first sequence replaced and the header
@@ -532,18 +480,20 @@ extension Journal {
 
     /// What the target holds under the name a moved segment would take.
     fileprivate func state(of segment: MovedSegment) throws(JournalError) -> TargetState {
-        let file = segmentPath(segment.name)
-        guard FileSystem.kind(file) != .missing else { return .absent }
-        let bytes = try load(segment.name)
-        if bytes == segment.bytes { return .complete }
-        let layout = bytes.withUnsafeBytes { SegmentLayout(walking: $0, name: segment.name, journalID: id) }
-        var expected = segment.records.makeIterator()
-        var pending = expected.next()
+        let path = segmentPath(segment.name)
+        guard FileSystem.kind(path) != .missing else { return .absent }
+        let file = try SegmentFile(self, segment.name, committed: false)
+        if try segment.isWritten(in: file) { return .complete }
+        let layout = try SegmentLayout(reading: file, name: segment.name, journalID: id)
+        var expected = try segment.expectedRecords()
+        var pending = try expected.next()
         var matched = 0
         var intact = layout.seal != nil && !layout.isDamaged
+        var memberBytes: [UInt8] = []
+        var payload: [UInt8] = []
         for member in layout.members {
-            let range = member.offset..<(member.offset + member.header.memberSize)
-            guard case .success(let payload) = bytes.withUnsafeBytes({ Member.decodePayload(UnsafeRawBufferPointer(rebasing: $0[range]), header: member.header) }) else {
+            try file.readMember(member, into: &memberBytes)
+            guard memberBytes.withUnsafeBytes({ Member.decodePayload($0, header: member.header, into: &payload) }) == nil else {
                 intact = false
                 continue
             }
@@ -553,17 +503,17 @@ extension Journal {
                 let lineEnd = payload[lineStart...].firstIndex(of: UInt8(ascii: "\n"))!
                 while let record = pending, record.sequence < sequence {
                     intact = false
-                    pending = expected.next()
+                    pending = try expected.next()
                 }
                 guard let record = pending, record.sequence == sequence,
-                      segment.line(of: record).elementsEqual(payload[lineStart..<lineEnd]) else { return .foreign }
+                      record.line.elementsEqual(payload[lineStart..<lineEnd]) else { return .foreign }
                 matched += 1
-                pending = expected.next()
+                pending = try expected.next()
                 sequence += 1
                 lineStart = lineEnd + 1
             }
         }
-        if intact && matched == segment.records.count { return .complete }
+        if intact && matched == segment.records { return .complete }
         // Nothing readable contradicts the plan: our own copy, damaged (or bytes nobody can
         // read, which lose nothing when replaced).
         return .ours
@@ -576,7 +526,8 @@ extension Journal {
             try FileSystem.remove(temporary)
             let fd = try FileSystem.createExclusive(temporary)
             do {
-                try FileSystem.writeAll(fd, segment.bytes, path: temporary)
+                // Written a member at a time, as it is produced from the source.
+                _ = try segment.produce { (chunk: [UInt8]) throws(JournalError) in try FileSystem.writeAll(fd, chunk, path: temporary) }
                 try FileSystem.sync(fd, path: temporary)
             } catch {
                 close(fd)
@@ -601,43 +552,172 @@ extension Journal {
     /// checks that it is sealed, that every member inflates and that it holds exactly the
     /// records meant.
     fileprivate func verifyMovedSegment(_ segment: MovedSegment) throws(JournalError) {
-        let file = segmentPath(segment.name)
-        let fd = try FileSystem.openForReading(file)
-        _ = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED)
-        let bytes: [UInt8]
-        do {
-            bytes = try FileSystem.readAll(fd, path: file, limit: Self.maxSegmentFileBytes)
-        } catch {
-            close(fd)
-            throw error
+        let path = segmentPath(segment.name)
+        let file = try SegmentFile(self, segment.name, committed: false)
+        _ = posix_fadvise(file.descriptor, 0, 0, POSIX_FADV_DONTNEED)
+        guard try segment.isWritten(in: file) else {
+            throw .io(operation: "cannot verify", path: path, reason: "the copy read back differs from what was written", code: EIO)
         }
-        close(fd)
-        guard bytes == segment.bytes else {
-            throw .io(operation: "cannot verify", path: file, reason: "the copy read back differs from what was written", code: EIO)
-        }
-        let layout = bytes.withUnsafeBytes { SegmentLayout(walking: $0, name: segment.name, journalID: id) }
-        guard layout.seal != nil, !layout.isDamaged, layout.recordCount == segment.records.count,
-              Self.firstDamagedMember(bytes, layout) == nil else {
-            throw .io(operation: "cannot verify", path: file, reason: "the copy read back is not an intact sealed segment", code: EIO)
+        let layout = try SegmentLayout(reading: file, name: segment.name, journalID: id)
+        guard layout.seal != nil, !layout.isDamaged, layout.recordCount == segment.records,
+              try Self.firstDamagedMember(file, layout) == nil else {
+            throw .io(operation: "cannot verify", path: path, reason: "the copy read back is not an intact sealed segment", code: EIO)
         }
     }
 }
 
-/// A segment as it is written into the target, with the records it must hold.
+/// A segment as it is written into the target. It is never held whole: each use produces
+/// it again from the source segment, a member at a time: members wholly inside the moved
+/// range are re-stamped (journal id, first sequence, header CRC16) and keep their
+/// compressed data; a member the cursor cuts is recompressed with its unsent records. The
+/// output is the same at every pass (the source is sealed and the move holds its locks).
 struct MovedSegment {
-    struct Record {
-        /// Target sequence number.
-        var sequence: UInt64
-        var payload: Int
-        var range: Range<Int>
+    let source: Journal
+    let plan: JournalMoveIntent.Segment
+    let targetID: JournalID
+    /// Bytes and records of the segment (set by `Journal.buildMovedSegment`).
+    var bytes = 0
+    var records = 0
+
+    var name: SegmentName { SegmentName(firstSequence: plan.targetFirst) }
+
+    init(source: Journal, plan: JournalMoveIntent.Segment, targetID: JournalID) {
+        self.source = source
+        self.plan = plan
+        self.targetID = targetID
     }
 
-    var name: SegmentName
-    var bytes: [UInt8]
-    var records: [Record]
-    var payloads: [[UInt8]]
+    /// The source members with records in the moved range, read one at a time.
+    final class Members {
+        let segment: MovedSegment
+        let file: SegmentFile
+        let layout: SegmentLayout
+        let seal: MemberHeader
+        private var index = 0
+        private var memberBytes: [UInt8] = []
+        /// The lines of the current member (newline-terminated).
+        private(set) var payload: [UInt8] = []
 
-    func line(of record: Record) -> ArraySlice<UInt8> { payloads[record.payload][record.range] }
+        init(_ segment: MovedSegment) throws(JournalError) {
+            self.segment = segment
+            file = try SegmentFile(segment.source, segment.plan.name, committed: false)
+            layout = try SegmentLayout(reading: file, name: segment.plan.name, journalID: segment.source.id)
+            guard let seal = layout.seal, !layout.isDamaged else {
+                throw .untrusted(path: file.path, reason: "segment of a pending move is no longer sealed and intact")
+            }
+            self.seal = seal
+        }
+
+        /// The next member with records to move: its header, and the range of `payload` from
+        /// the first moved line to the end of the last, with their source sequence numbers.
+        func next() throws(JournalError) -> (member: SegmentLayout.Located, lines: Range<Int>, first: UInt64, count: Int)? {
+            let plan = segment.plan
+            while index < layout.members.count {
+                let member = layout.members[index]
+                index += 1
+                let first = member.header.firstSequence
+                guard member.header.endSequence > plan.from, first < plan.end else { continue }
+                try file.readMember(member, into: &memberBytes)
+                if memberBytes.withUnsafeBytes({ Member.decodePayload($0, header: member.header, into: &payload) }) != nil {
+                    throw .untrusted(path: file.path, reason: "damaged member at offset \(member.offset)")
+                }
+                var lineStart = 0
+                var sequence = first
+                var kept: Range<Int>?
+                var keptFirst = first
+                var keptCount = 0
+                while lineStart < payload.count {
+                    let lineEnd = payload[lineStart...].firstIndex(of: UInt8(ascii: "\n"))! + 1
+                    if sequence >= plan.from && sequence < plan.end {
+                        if kept == nil { keptFirst = sequence }
+                        kept = (kept?.lowerBound ?? lineStart)..<lineEnd
+                        keptCount += 1
+                    }
+                    sequence += 1
+                    lineStart = lineEnd
+                }
+                guard let kept else { continue }
+                return (member, kept, keptFirst, keptCount)
+            }
+            return nil
+        }
+
+        /// The current member as it goes into the target.
+        func targetBytes(_ member: SegmentLayout.Located, lines: Range<Int>, first: UInt64, count: Int) -> [UInt8] {
+            let offset = segment.plan.targetFirst &- segment.plan.from
+            if first == member.header.firstSequence && count == member.header.recordCount {
+                return Journal.restamp(memberBytes[...], firstSequence: first &+ offset, journalID: segment.targetID)
+            }
+            return payload.withUnsafeBytes {
+                Member.encode(kind: .records, payload: UnsafeRawBufferPointer(rebasing: $0[lines]), firstSequence: first &+ offset,
+                              recordCount: count, journalID: segment.targetID, writtenAt: member.header.writtenAt, level: 9)
+            }
+        }
+    }
+
+    /// Produces the segment's bytes into `output`, a member at a time; returns its record
+    /// count, checked against the plan.
+    @discardableResult
+    func produce(_ output: ([UInt8]) throws(JournalError) -> Void) throws(JournalError) -> Int {
+        let members = try Members(self)
+        var records = 0
+        while let next = try members.next() {
+            try output(members.targetBytes(next.member, lines: next.lines, first: next.first, count: next.count))
+            records += next.count
+        }
+        guard records == plan.records else {
+            throw .untrusted(path: members.file.path, reason: "holds \(records) records to move where the move planned \(plan.records)")
+        }
+        try output(Member.encode(kind: .seal, payload: [], firstSequence: plan.targetFirst, recordCount: records,
+                                 journalID: targetID, writtenAt: members.seal.writtenAt, level: 9))
+        return records
+    }
+
+    /// Whether `file` holds exactly this segment's bytes (compared a member at a time).
+    func isWritten(in file: SegmentFile) throws(JournalError) -> Bool {
+        guard file.count == bytes else { return false }
+        var offset = 0
+        var same = true
+        try produce { (chunk: [UInt8]) throws(JournalError) in
+            guard same else { return }
+            same = offset + chunk.count <= file.count && file.withBytes(offset..<(offset + chunk.count)) { window in
+                window.count == chunk.count && chunk.withUnsafeBytes { memcmp(window.baseAddress!, $0.baseAddress!, chunk.count) == 0 }
+            }
+            offset += chunk.count
+        }
+        if let error = file.readError { throw error }
+        return same && offset == file.count
+    }
+
+    /// The records the segment must hold, in order, with their target sequence numbers.
+    func expectedRecords() throws(JournalError) -> Records { try Records(self) }
+
+    struct Records {
+        private let members: Members
+        private let offset: UInt64
+        private var lines: Range<Int> = 0..<0
+        private var sequence: UInt64 = 0
+
+        init(_ segment: MovedSegment) throws(JournalError) {
+            members = try Members(segment)
+            offset = segment.plan.targetFirst &- segment.plan.from
+        }
+
+        mutating func next() throws(JournalError) -> (sequence: UInt64, line: ArraySlice<UInt8>)? {
+            while lines.isEmpty {
+                guard let next = try members.next() else { return nil }
+                lines = next.lines
+                sequence = next.first
+            }
+            let payload = members.payload
+            let lineEnd = payload[lines].firstIndex(of: UInt8(ascii: "\n"))!
+            defer {
+                lines = (lineEnd + 1)..<lines.upperBound
+                sequence += 1
+            }
+            return (sequence &+ offset, payload[lines.lowerBound..<lineEnd])
+        }
+    }
 }
 
 enum MoveWriteError: Error {
@@ -680,8 +760,8 @@ public struct JournalMoveReport: Sendable, Equatable {
 
     mutating func add(_ segment: MovedSegment) {
         segments += 1
-        records += UInt64(segment.records.count)
-        bytes += segment.bytes.count
+        records += UInt64(segment.records)
+        bytes += segment.bytes
     }
 }
 

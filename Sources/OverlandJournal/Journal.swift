@@ -142,31 +142,6 @@ public final class Journal: @unchecked Sendable {
 
     func segmentPath(_ name: SegmentName) -> String { segmentsPath + "/" + name.fileName }
 
-    /// Reads a whole segment file (segments are bounded; see `maxSegmentFileBytes`).
-    func load(_ name: SegmentName) throws(JournalError) -> [UInt8] {
-        try FileSystem.readFile(segmentPath(name), limit: Self.maxSegmentFileBytes)
-    }
-
-    /// Loads the newest segment under the shared lock, so that what is read ends at a
-    /// commit boundary while an appender writes.
-    func loadCommitted(_ name: SegmentName) throws(JournalError) -> [UInt8] {
-        guard let lock else { return try load(name) }
-        return try lock.withLock(.shared) { () throws(JournalError) in try load(name) }
-    }
-
-    /// `load(_:)` or, for the newest segment, `loadCommitted(_:)` into `bytes`, reusing its
-    /// storage when nothing else holds it: a reader going through many segments then keeps
-    /// one buffer instead of allocating a fresh one per segment.
-    func load(_ name: SegmentName, committed: Bool, into bytes: inout [UInt8]) throws(JournalError) {
-        let path = segmentPath(name)
-        guard committed, let lock else {
-            return try FileSystem.readFile(path, limit: Self.maxSegmentFileBytes, into: &bytes)
-        }
-        try lock.withLock(.shared) { () throws(JournalError) in
-            try FileSystem.readFile(path, limit: Self.maxSegmentFileBytes, into: &bytes)
-        }
-    }
-
     // MARK: - Cursor
 
     /// The cursor: the first record not yet acknowledged (0 when nothing was ever sent).

@@ -231,13 +231,16 @@ public final class JournalAppender {
             try recover(all: true)
             let names = try journal.segments()
             var repaired = 0
+            var memberBytes: [UInt8] = []
+            var payload: [UInt8] = []
             for (index, name) in names.enumerated() {
-                let bytes = try journal.load(name)
-                let layout = bytes.withUnsafeBytes { SegmentLayout(walking: $0, name: name, journalID: journal.id) }
+                // Read a member at a time: a segment costs a member's memory, whatever its size.
+                let file = try SegmentFile(journal, name, committed: false)
+                let layout = try SegmentLayout(reading: file, name: name, journalID: journal.id)
                 var damaged = layout.isDamaged
                 for member in layout.members where !damaged {
-                    let range = member.offset..<(member.offset + member.header.memberSize)
-                    if case .failure = bytes.withUnsafeBytes({ Member.decodePayload(UnsafeRawBufferPointer(rebasing: $0[range]), header: member.header) }) {
+                    try file.readMember(member, into: &memberBytes)
+                    if memberBytes.withUnsafeBytes({ Member.decodePayload($0, header: member.header, into: &payload) }) != nil {
                         damaged = true
                     }
                 }
@@ -355,8 +358,9 @@ public final class JournalAppender {
         }
         // Someone else appended, sealed or crashed: read the newest segment again.
         endSequence = max(endSequence, last.firstSequence)
-        let bytes = try journal.load(last)
-        let layout = bytes.withUnsafeBytes { SegmentLayout(walking: $0, name: last, journalID: journal.id) }
+        // Read a member at a time: a hostile 255 MiB segment costs what a small one does.
+        let file = try SegmentFile(journal, last, committed: false)
+        let layout = try SegmentLayout(reading: file, name: last, journalID: journal.id)
         // The segment's valid part ends at its last intact member (section 8). Without a
         // seal, whatever follows is a torn tail (a header that reached the disk with zeros
         // where its data should be, a cut write), cut below; damage before it, or anywhere
@@ -369,16 +373,17 @@ public final class JournalAppender {
         if let tail = layout.tail { problems.append((tail.offset, tail.reason)) }
         // Another journal's member is never a torn write: a segment holding one is set aside.
         let foreign = (layout.damage + (layout.tail.map { [$0] } ?? [])).contains { $0.code == .foreignMember }
+        var memberBytes: [UInt8] = []
+        var payload: [UInt8] = []
         for (index, member) in layout.members.enumerated() {
-            let range = member.offset..<(member.offset + member.header.memberSize)
-            switch bytes.withUnsafeBytes({ Member.decodePayload(UnsafeRawBufferPointer(rebasing: $0[range]), header: member.header) }) {
-            case .success(let payload):
+            try file.readMember(member, into: &memberBytes)
+            if let damage = memberBytes.withUnsafeBytes({ Member.decodePayload($0, header: member.header, into: &payload) }) {
+                problems.append((member.offset, damage.reason))
+            } else {
                 payloadBytes += payload.count
                 if payload.count < largeMemberBytes { smallMembers += 1 }
                 intactCount = index + 1
-                intactEnd = range.upperBound
-            case .failure(let damage):
-                problems.append((member.offset, damage.reason))
+                intactEnd = member.offset + member.header.memberSize
             }
         }
         problems.sort { $0.offset < $1.offset }
@@ -397,8 +402,8 @@ public final class JournalAppender {
             active = nil
         } else {
             let validEnd = intactEnd
-            if validEnd < bytes.count {
-                try cutTail(of: last, bytes: bytes, at: validEnd,
+            if validEnd < file.count {
+                try cutTail(of: last, file: file, at: validEnd,
                             reason: problems.first { $0.offset >= validEnd }?.reason ?? "unfinished write")
             }
             if intactCount == 0 {
@@ -431,11 +436,14 @@ public final class JournalAppender {
 
     /// Cuts the unfinished write off the end of the newest segment, keeping a copy of the
     /// cut bytes in `damaged/` unless they are only zeros.
-    private func cutTail(of name: SegmentName, bytes: [UInt8], at validEnd: Int, reason: String) throws(JournalError) {
+    private func cutTail(of name: SegmentName, file: SegmentFile, at validEnd: Int, reason: String) throws(JournalError) {
         let path = journal.segmentPath(name)
-        let tail = bytes[validEnd...]
-        if !tail.allSatisfy({ $0 == 0 }) {
-            try keepDamaged(Array(tail), as: name.fileName + ".tail-\(validEnd)")
+        let tail = validEnd..<file.count
+        let zeros = SegmentLayout.isZero(file, tail)
+        // A read that failed is not taken for zeros: nothing is cut unless it is kept.
+        if let error = file.readError { throw error }
+        if !zeros {
+            try keepDamaged(file, tail, as: name.fileName + ".tail-\(validEnd)")
         }
         if validEnd == 0 {
             try FileSystem.remove(path)
@@ -448,19 +456,20 @@ public final class JournalAppender {
             try FileSystem.sync(fd, path: path)
         }
         onIssue?(JournalIssue(kind: .tornTailRepaired, file: "segments/" + name.fileName, offset: validEnd,
-                              length: bytes.count - validEnd, reason: reason))
+                              length: file.count - validEnd, reason: reason))
     }
 
-    /// Keeps a copy of damaged bytes in `damaged/`; returns its name there.
+    /// Keeps a copy of the damaged bytes `range` of `file` in `damaged/` (copied a window at
+    /// a time); returns its name there.
     @discardableResult
-    private func keepDamaged(_ bytes: [UInt8], as fileName: String) throws(JournalError) -> String {
+    private func keepDamaged(_ file: SegmentFile, _ range: Range<Int>, as fileName: String) throws(JournalError) -> String {
         try FileSystem.makeDirectory(journal.damagedPath)
         let keptName = fileName + "-\(Journal.currentTime())"
         let path = journal.damagedPath + "/" + keptName
         try FileSystem.remove(path)
         let fd = try FileSystem.createExclusive(path)
         defer { close(fd) }
-        try FileSystem.writeAll(fd, bytes, path: path)
+        try file.copy(range, to: fd, path: path)
         try FileSystem.sync(fd, path: path)
         try FileSystem.syncDirectory(journal.damagedPath)
         return keptName
@@ -509,47 +518,51 @@ public final class JournalAppender {
     /// copied without inflating them and records are not checked again.
     private func seal(_ name: SegmentName, cutAt: UInt64?, trusted: Bool = false) throws(JournalError) {
         let path = journal.segmentPath(name)
-        let bytes = try journal.load(name)
-        let layout = bytes.withUnsafeBytes { SegmentLayout(walking: $0, name: name, journalID: journal.id) }
+        // Read a member at a time and written a member at a time beside the original:
+        // sealing costs a member's memory, whatever the segment's size.
+        let file = try SegmentFile(journal, name, committed: false)
+        let layout = try SegmentLayout(reading: file, name: name, journalID: journal.id)
         var damaged = layout.isDamaged
         let limit = cutAt ?? .max
 
-        var output: [UInt8] = []
+        let output = try FileSystem.Replacement(path)
+        var memberBytes: [UInt8] = []
+        var payload: [UInt8] = []
         var chunk: [UInt8] = []
         var chunkFirst: UInt64 = 0
         var chunkCount = 0
         var total = 0
         let writtenAt = UInt32(truncatingIfNeeded: max(Journal.currentTime(), 0))
-        func flushChunk() {
+        func flushChunk() throws(JournalError) {
             guard chunkCount > 0 else { return }
-            output += Member.encode(kind: .records, payload: chunk, firstSequence: chunkFirst, recordCount: chunkCount,
-                                    journalID: journal.id, writtenAt: writtenAt, level: currentPolicy.sealLevel)
+            try output.write(Member.encode(kind: .records, payload: chunk, firstSequence: chunkFirst, recordCount: chunkCount,
+                                           journalID: journal.id, writtenAt: writtenAt, level: currentPolicy.sealLevel))
             total += chunkCount
             chunk.removeAll(keepingCapacity: true)
             chunkCount = 0
         }
-        func keep(_ member: SegmentLayout.Located, _ range: Range<Int>) {
-            flushChunk()
-            output += bytes[range]
+        func keep(_ member: SegmentLayout.Located) throws(JournalError) {
+            try flushChunk()
+            try output.write(memberBytes)
             total += member.header.recordCount
         }
         for member in layout.members {
-            let range = member.offset..<(member.offset + member.header.memberSize)
+            try file.readMember(member, into: &memberBytes)
             // A member that is already large (a bulk import commits 256 KiB at a time) is
             // kept as it is: recompressing it would cost a deflate pass for a few bytes.
             if trusted, member.header.endSequence <= limit,
-               bytes.withUnsafeBytes({ Member.payloadSize(UnsafeRawBufferPointer(rebasing: $0[range])) }) >= largeMemberBytes {
-                keep(member, range)
+               memberBytes.withUnsafeBytes({ Member.payloadSize($0) }) >= largeMemberBytes {
+                try keep(member)
                 continue
             }
-            guard case .success(let payload) = bytes.withUnsafeBytes({
-                Member.decodePayload(UnsafeRawBufferPointer(rebasing: $0[range]), header: member.header, checkLines: !trusted)
-            }) else {
+            guard memberBytes.withUnsafeBytes({
+                Member.decodePayload($0, header: member.header, checkLines: !trusted, into: &payload)
+            }) == nil else {
                 damaged = true
                 continue
             }
             if payload.count >= largeMemberBytes, member.header.endSequence <= limit {
-                keep(member, range)
+                try keep(member)
                 continue
             }
             var sequence = member.header.firstSequence
@@ -558,7 +571,7 @@ public final class JournalAppender {
                 let lineEnd = payload[lineStart...].firstIndex(of: UInt8(ascii: "\n"))! + 1
                 // A new member where the sequence jumps (a gap left by damage) or it is full.
                 if chunkCount > 0 && (chunkFirst + UInt64(chunkCount) != sequence || chunk.count + (lineEnd - lineStart) > min(currentPolicy.sealedMemberBytes, Self.maxMemberPayload * 2)) {
-                    flushChunk()
+                    try flushChunk()
                 }
                 if chunkCount == 0 { chunkFirst = sequence }
                 chunk += payload[lineStart..<lineEnd]
@@ -567,21 +580,23 @@ public final class JournalAppender {
                 lineStart = lineEnd
             }
         }
-        flushChunk()
+        try flushChunk()
 
+        // The original is set aside (when damaged) before anything replaces it.
         if damaged {
-            let kept = try keepDamaged(bytes, as: name.fileName)
-            onIssue?(JournalIssue(kind: .setAside, file: "segments/" + name.fileName, offset: 0, length: bytes.count,
+            let kept = try keepDamaged(file, 0..<file.count, as: name.fileName)
+            onIssue?(JournalIssue(kind: .setAside, file: "segments/" + name.fileName, offset: 0, length: file.count,
                                   reason: "damaged/" + kept))
         }
         if total == 0 {
+            output.discard()
             try FileSystem.remove(path)
             try FileSystem.syncDirectory(journal.segmentsPath)
             return
         }
-        output += Member.encode(kind: .seal, payload: [], firstSequence: name.firstSequence, recordCount: total,
-                                journalID: journal.id, writtenAt: writtenAt, level: currentPolicy.sealLevel)
-        try FileSystem.replaceAtomically(path, with: output, faultPrefix: "seal")
+        try output.write(Member.encode(kind: .seal, payload: [], firstSequence: name.firstSequence, recordCount: total,
+                                       journalID: journal.id, writtenAt: writtenAt, level: currentPolicy.sealLevel))
+        try output.commit(faultPrefix: "seal")
     }
 }
 

@@ -64,6 +64,9 @@ final class SegmentFile: SegmentBytes {
 
     deinit { close(fd) }
 
+    /// The open file (for `posix_fadvise`).
+    var descriptor: Int32 { fd }
+
     func withBytes<R>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> R) -> R {
         let lower = min(range.lowerBound, count)
         let upper = min(range.upperBound, count)
@@ -84,6 +87,21 @@ final class SegmentFile: SegmentBytes {
         let got = read(at: member.offset, into: &buffer, count: wanted)
         if let readError { throw readError }
         if got < wanted { buffer.removeSubrange(got...) }
+    }
+
+    /// Writes the bytes of `range` to `fd` (a file at `path`), a window at a time.
+    func copy(_ range: Range<Int>, to fd: Int32, path: String) throws(JournalError) {
+        var start = min(range.lowerBound, count)
+        let end = min(range.upperBound, count)
+        while start < end {
+            let stop = min(end, start + Self.windowBytes)
+            let written = withBytes(start..<stop) { chunk in
+                Result { () throws(JournalError) in try FileSystem.writeAll(fd, chunk, path: path) }
+            }
+            if let readError { throw readError }
+            try written.get()
+            start = stop
+        }
     }
 
     private func fill(from offset: Int, count wanted: Int) {
