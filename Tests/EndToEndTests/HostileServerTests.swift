@@ -251,7 +251,7 @@ import Glibc
         try Data("subjectAltName=IP:127.0.0.1\n".utf8).write(to: URL(fileURLWithPath: directory + "/san.ext"))
         #expect(try openssl.run(["x509", "-req", "-in", directory + "/server.csr", "-CA", directory + "/ca.pem", "-CAkey", directory + "/ca.key",
                                  "-CAcreateserial", "-out", directory + "/server.pem", "-days", "2", "-extfile", directory + "/san.ext"]).succeeded)
-        let port = try LocalServer.closedPort()
+        let port = try LocalServer.freePort()
         let server = try openssl.start(["s_server", "-accept", "127.0.0.1:\(port)", "-cert", directory + "/server.pem",
                                         "-key", directory + "/server.key", "-www", "-quiet"])
         defer { server.kill(SIGKILL); _ = server.wait(timeout: .seconds(5)) }

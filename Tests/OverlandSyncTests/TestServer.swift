@@ -110,12 +110,9 @@ final class TestServer: Sendable {
         try? await channel.close()
     }
 
-    /// A port on which nothing listens (bound, then closed).
+    /// A port on which every connection is refused, for the rest of the run (RefusingPort).
     static func closedPort() async throws -> Int {
-        let server = try await TestServer()
-        let port = server.port
-        await server.stop()
-        return port
+        RefusingPort.reserve()
     }
 }
 

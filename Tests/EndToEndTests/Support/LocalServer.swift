@@ -82,8 +82,14 @@ final class LocalServer: @unchecked Sendable {
 
     func stop() { _ = try? channel.close().wait() }
 
-    /// A port on which nothing listens (bound, then closed).
+    /// A port on which every connection is refused, for the rest of the run (RefusingPort).
     static func closedPort() throws -> Int {
+        RefusingPort.reserve()
+    }
+
+    /// A port that was free a moment ago (bound, then closed), for a server of another
+    /// program (openssl s_server) to listen on.
+    static func freePort() throws -> Int {
         let server = try LocalServer()
         let port = server.port
         server.stop()

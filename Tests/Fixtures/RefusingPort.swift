@@ -1,0 +1,30 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A loopback port on which every connection is refused, reserved for the rest of the test
+/// process: a TCP socket bound to 127.0.0.1 and never listening. A port bound and then
+/// closed can be taken at once by another test's server (the suites run in parallel), which
+/// then accepts the connection instead of refusing it. (Shared by two test targets through
+/// links, like GeneratedDrive.swift.)
+enum RefusingPort {
+    /// A new such port; its socket stays open until the process exits.
+    static func reserve() -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        precondition(descriptor >= 0, "socket: errno \(errno)")
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(descriptor, pointer, length) == 0 && getsockname(descriptor, pointer, &length) == 0
+            }
+        }
+        precondition(bound, "bind 127.0.0.1:0: errno \(errno)")
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
