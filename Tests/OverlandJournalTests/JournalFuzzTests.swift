@@ -6,35 +6,6 @@ import Testing
 import Glibc
 #endif
 
-/// How much a fuzz test does: a few seconds in `swift test`, `OVERLAND_SOAK_SCALE` times as
-/// much (and a new seed, `OVERLAND_SOAK_SEED`) in `scripts/soak`.
-private enum FuzzBudget {
-    static var scale: Int { ProcessInfo.processInfo.environment["OVERLAND_SOAK_SCALE"].flatMap(Int.init).map { max($0, 1) } ?? 1 }
-    static func seed(_ fixed: UInt64) -> UInt64 {
-        ProcessInfo.processInfo.environment["OVERLAND_SOAK_SEED"].flatMap(UInt64.init).map { $0 ^ fixed } ?? fixed
-    }
-    static func run(_ count: Int, seconds: Double, _ body: (Int) throws -> Void) rethrows -> Int {
-        let deadline = Date().addingTimeInterval(seconds * Double(scale))
-        var done = 0
-        while done < count * scale && Date() < deadline {
-            try body(done)
-            done += 1
-        }
-        return done
-    }
-}
-
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// A hostile journal as a list of steps, so that a found case can be kept as a recipe
 /// (Tests/Regressions/journal): segments whose names and member headers carry every
 /// numeric field at 0, 2^53 - 1, 2^53, 2^64 - 1 and beside them, member sizes and record

@@ -1,25 +1,6 @@
 import Foundation
 import OverlandNMEA
 
-/// How much a fuzz test does: a few seconds in `swift test`, `OVERLAND_SOAK_SCALE` times as
-/// much (and a new seed, `OVERLAND_SOAK_SEED`) in `scripts/soak`.
-enum FuzzBudget {
-    static var scale: Int { ProcessInfo.processInfo.environment["OVERLAND_SOAK_SCALE"].flatMap(Int.init).map { max($0, 1) } ?? 1 }
-    static func seed(_ fixed: UInt64) -> UInt64 {
-        ProcessInfo.processInfo.environment["OVERLAND_SOAK_SEED"].flatMap(UInt64.init).map { $0 ^ fixed } ?? fixed
-    }
-    /// Runs `body(index)` `count × scale` times, stopping early after `seconds × scale`.
-    static func run(_ count: Int, seconds: Double, _ body: (Int) throws -> Void) rethrows -> Int {
-        let deadline = Date().addingTimeInterval(seconds * Double(scale))
-        var done = 0
-        while done < count * scale && Date() < deadline {
-            try body(done)
-            done += 1
-        }
-        return done
-    }
-}
-
 /// Structure-aware NMEA 0183: sentences of every type the decoder knows (and some it does
 /// not), each field drawn from what a receiver writes and from its extremes: numbers of
 /// 0 to 400 digits on either side of the point, signs, magnitudes past every integer type,

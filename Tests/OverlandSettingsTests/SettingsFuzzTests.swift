@@ -3,35 +3,6 @@ import Foundation
 @testable import OverlandSettings
 import Testing
 
-/// How much a fuzz test does: a few seconds in `swift test`, `OVERLAND_SOAK_SCALE` times as
-/// much (and a new seed, `OVERLAND_SOAK_SEED`) in `scripts/soak`.
-private enum FuzzBudget {
-    static var scale: Int { ProcessInfo.processInfo.environment["OVERLAND_SOAK_SCALE"].flatMap(Int.init).map { max($0, 1) } ?? 1 }
-    static func seed(_ fixed: UInt64) -> UInt64 {
-        ProcessInfo.processInfo.environment["OVERLAND_SOAK_SEED"].flatMap(UInt64.init).map { $0 ^ fixed } ?? fixed
-    }
-    static func run(_ count: Int, seconds: Double, _ body: (Int) throws -> Void) rethrows -> Int {
-        let deadline = Date().addingTimeInterval(seconds * Double(scale))
-        var done = 0
-        while done < count * scale && Date() < deadline {
-            try body(done)
-            done += 1
-        }
-        return done
-    }
-}
-
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Structure-aware settings files: every key of the project, at its place in the file,
 /// with hostile values (numbers at and past every limit, strings with control characters,
 /// escapes, lone surrogates and 64 KiB of text, wrong types, nesting from 1 to 200,000,

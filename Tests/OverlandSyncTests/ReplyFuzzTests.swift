@@ -5,27 +5,6 @@ import OverlandProtocol
 @testable import OverlandSync
 import Testing
 
-/// How much a fuzz test does: a few seconds in `swift test`, `OVERLAND_SOAK_SCALE` times as
-/// much (and a new seed, `OVERLAND_SOAK_SEED`) in `scripts/soak`.
-private enum FuzzBudget {
-    static var scale: Int { ProcessInfo.processInfo.environment["OVERLAND_SOAK_SCALE"].flatMap(Int.init).map { max($0, 1) } ?? 1 }
-    static func seed(_ fixed: UInt64) -> UInt64 {
-        ProcessInfo.processInfo.environment["OVERLAND_SOAK_SEED"].flatMap(UInt64.init).map { $0 ^ fixed } ?? fixed
-    }
-    static var seconds: Double { 1 }
-}
-
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Structure-aware server replies: statuses across the whole range, `Retry-After` in every
 /// form (seconds of any length, HTTP-dates at the epoch's edges, garbage), bodies that are
 /// acknowledgements or nearly so, `set` with every key and hostile values, and the token
