@@ -49,19 +49,7 @@ public struct UBXStreamDecoder: Sendable {
 
     /// Decodes a chunk of the stream, appending the fixes it completes.
     public mutating func push(_ bytes: some Collection<UInt8>, into fixes: inout [Fix]) {
-        for byte in bytes {
-            if frame.isEmpty {
-                if byte == 0xB5 {
-                    flushText(into: &fixes)
-                    frame.append(byte)
-                } else {
-                    text.append(byte)
-                }
-            } else {
-                frame.append(byte)
-                scanFrame(into: &fixes)
-            }
-        }
+        scan(bytes, into: &fixes)
         flushText(into: &fixes)
     }
 
@@ -108,7 +96,7 @@ public struct UBXStreamDecoder: Sendable {
             handle(class: frame[2], id: frame[3], payload: frame[6..<(6 + length)], into: &fixes)
             let rest = Array(frame[(length + 8)...])
             frame = []
-            reprocess(rest, into: &fixes)
+            scan(rest, into: &fixes)
             return
         }
     }
@@ -118,10 +106,11 @@ public struct UBXStreamDecoder: Sendable {
         let rest = Array(frame.dropFirst())
         text.append(frame[0])
         frame = []
-        reprocess(rest, into: &fixes)
+        scan(rest, into: &fixes)
     }
 
-    private mutating func reprocess(_ bytes: [UInt8], into fixes: inout [Fix]) {
+    /// Splits `bytes` between text (for the NMEA decoder) and UBX frames, a byte at a time.
+    private mutating func scan(_ bytes: some Collection<UInt8>, into fixes: inout [Fix]) {
         for byte in bytes {
             if frame.isEmpty {
                 if byte == 0xB5 {
