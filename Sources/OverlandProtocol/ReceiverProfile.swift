@@ -65,6 +65,31 @@ public struct ReceiverProfile: Sendable, Equatable, CustomStringConvertible {
         return base + (query.isEmpty ? "?" : "&") + "token=" + URLTemplate.percentEncoded(token) + fragment
     }
 
+    /// The profile to suggest for a receiver at `url`, when its path names the receiver
+    /// unambiguously (a path only one receiver uses), with the reason to show; nil when the
+    /// url says nothing certain. A suggestion is shown, never applied silently.
+    public static func suggested(forURL url: String) -> (profile: ReceiverProfile, reason: String)? {
+        let path = Self.path(of: url)
+        for (ending, profile, reason) in suggestions where path.hasSuffix(ending) {
+            return (profile, reason)
+        }
+        return nil
+    }
+
+    /// Path endings that identify a receiver, each with its profile and why.
+    private static let suggestions: [(String, ReceiverProfile, String)] = [
+        ("/api/input", .compass, "Compass receives Overland points at /api/input and reads the token only from the query string"),
+    ]
+
+    /// The url's path without a trailing slash, in lower case.
+    private static func path(of url: String) -> String {
+        var rest = Substring(url.lowercased()).prefix { $0 != "?" && $0 != "#" }
+        if let colon = rest.firstIndex(of: ":"), rest[colon...].hasPrefix("://") { rest = rest[colon...].dropFirst(3) }
+        var path = rest.drop { $0 != "/" }
+        while path.hasSuffix("/") { path = path.dropLast() }
+        return String(path)
+    }
+
     /// Whether lines go out as stored.
     public var changesNothing: Bool { wholeNumberProperties.isEmpty }
 

@@ -33,6 +33,8 @@ public struct SyncConfiguration: Sendable, Equatable {
     public var batchSize = 200
     /// What is sent.
     public var loggingMode = LoggingMode.all
+    /// The protocol the receiver speaks.
+    public var wireProtocol = WireProtocol.overland
     /// The receiver's quirks, applied to every point as it is sent (never to the journal).
     public var profile = ReceiverProfile.none
     /// Count any 2xx as delivered, even without `{"result":"ok"}` (can lose data when such
