@@ -22,6 +22,13 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["libz-dev"])]
         ),
+        // The system libmosquitto (Debian: libmosquitto-dev), the MQTT client library the
+        // OwnTracks Recorder and ocli use.
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
         // A small JSON reader and writer over bytes: no Foundation, bounded depth and size.
         .target(name: "OverlandJSON"),
         // NMEA 0183 and gpsd JSON decoding: bytes in, fixes out. Pure.
@@ -43,6 +50,13 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
+        // MQTT: a client over libmosquitto (connect, TLS, QoS 1 publishes acknowledged by
+        // message id, subscriptions, every wait bounded), and the sender that drains a
+        // journal to a broker as OwnTracks messages.
+        .target(
+            name: "OverlandMQTT",
+            dependencies: ["CMosquitto", "OverlandJournal", "OverlandProtocol", "OverlandJSON", "OverlandSync"]
+        ),
         // From fixes to records: filters, device metadata (battery, wifi, ids), motion, trips.
         .target(
             name: "OverlandRecorder",
@@ -55,7 +69,7 @@ let package = Package(
             name: "OverlandCLI",
             dependencies: [
                 "OverlandNMEA", "OverlandProtocol", "OverlandJournal", "OverlandJSON", "OverlandRecorder",
-                "OverlandSettings", "OverlandSync", "OverlandExport",
+                "OverlandSettings", "OverlandSync", "OverlandMQTT", "OverlandExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -76,6 +90,7 @@ let package = Package(
         .testTarget(name: "OverlandRecorderTests", dependencies: ["OverlandRecorder"]),
         .testTarget(name: "OverlandSettingsTests", dependencies: ["OverlandSettings"]),
         .testTarget(name: "OverlandExportTests", dependencies: ["OverlandExport"]),
+        .testTarget(name: "OverlandMQTTTests", dependencies: ["OverlandMQTT", "OverlandProtocol", "OverlandJSON"]),
         .testTarget(
             name: "OverlandSyncTests",
             dependencies: [

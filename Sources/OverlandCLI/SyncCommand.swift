@@ -90,6 +90,7 @@ public struct SyncCommand: AsyncParsableCommand {
 
     private func runCatching() async -> ExitStatus {
         do {
+            if watch, let status = try await watchMQTTIfBroker() { return status }
             var status = try await syncOnce()
             while watch {
                 let settings = try settingsOptions.load()
@@ -130,7 +131,9 @@ public struct SyncCommand: AsyncParsableCommand {
         let paths = journals.isEmpty ? [settings.journalPath(flag: nil)] : journals
         var worst = ExitStatus.ok
         for path in paths {
-            let status = try await sync(journalAt: path, endpoint: endpoint, settings: settings)
+            let status = MQTTSync.isBrokerURL(endpoint)
+                ? try syncMQTT(journalAt: path, endpoint: endpoint, settings: settings)
+                : try await sync(journalAt: path, endpoint: endpoint, settings: settings)
             if status.severity > worst.severity { worst = status }
         }
         return worst
@@ -203,7 +206,7 @@ public struct SyncCommand: AsyncParsableCommand {
 
     /// A server's `set`: validated and saved to the settings file, with a warning for
     /// each key or value ignored.
-    private func applyServerSet(_ set: JSONValue, token: String?) {
+    func applyServerSet(_ set: JSONValue, token: String?) {
         do {
             var outcome = SetOutcome()
             _ = try SettingsFile.update(path: settingsOptions.path) { settings in

@@ -1,0 +1,67 @@
+/// A broker's address from a destination url: `mqtt://HOST[:PORT]` (plain TCP, port 1883)
+/// or `mqtts://HOST[:PORT]` (TLS, port 8883). An IPv6 address is written in brackets.
+/// Credentials do not ride in the url (they would be printed with it): the user name is the
+/// destination's `username`, the password its `token`.
+public struct MQTTBrokerURL: Sendable, Equatable, CustomStringConvertible {
+    /// The host name or address, without brackets.
+    public var host: String
+    public var port: Int
+    /// `mqtts://`: TLS, the server's certificate and name verified.
+    public var usesTLS: Bool
+
+    /// Parses `text`, or throws `.configuration` naming what is wrong.
+    public init(parsing text: String) throws(MQTTError) {
+        let allowed = "an mqtt:// or mqtts:// url (mqtt://HOST[:PORT])"
+        let shown = String(text.unicodeScalars.prefix(200).map { $0.value < 0x20 || $0.value == 0x7F ? "?" : Character($0) })
+        let lower = text.lowercased()
+        let rest: Substring
+        if lower.hasPrefix("mqtts://") {
+            usesTLS = true
+            rest = text.dropFirst(8)
+        } else if lower.hasPrefix("mqtt://") {
+            usesTLS = false
+            rest = text.dropFirst(7)
+        } else {
+            throw .configuration("broker url '\(shown)' is not \(allowed)")
+        }
+        var authority = rest
+        if let slash = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) {
+            authority = rest[..<slash]
+            guard rest[slash...] == "/" else {
+                throw .configuration("broker url '\(shown)' has a path or query: \(allowed); the topic is the 'topic' setting")
+            }
+        }
+        guard !authority.contains("@") else {
+            throw .configuration("broker url '\(shown)' carries credentials: set 'username', and the password as 'token'")
+        }
+        let portText: Substring
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { throw .configuration("broker url '\(shown)' has an unclosed '['") }
+            host = String(authority[authority.index(after: authority.startIndex)..<close])
+            portText = authority[authority.index(after: close)...]
+        } else {
+            let colon = authority.firstIndex(of: ":") ?? authority.endIndex
+            host = String(authority[..<colon])
+            portText = authority[colon...]
+        }
+        guard !host.isEmpty else { throw .configuration("broker url '\(shown)' has no host") }
+        guard host.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "%") }) else {
+            throw .configuration("broker url '\(shown)' has a host with characters a host name cannot hold")
+        }
+        if portText.isEmpty || portText == ":" {
+            port = usesTLS ? 8883 : 1883
+        } else {
+            let digits = portText.dropFirst()
+            guard portText.first == ":", !digits.isEmpty, digits.count <= 5, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+                  let number = Int(digits), (1...65535).contains(number) else {
+                throw .configuration("broker url '\(shown)' has port '\(portText.dropFirst())': a port is a number from 1 to 65535")
+            }
+            port = number
+        }
+    }
+
+    /// `HOST:PORT` (`[::1]:1883` for IPv6), for messages.
+    public var description: String {
+        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+}

@@ -1,0 +1,114 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import OverlandProtocol
+
+/// Everything an MQTT destination needs to know, filled by the command line from the
+/// destination's settings. A plain value: the sender reads it and never changes it.
+public struct MQTTDestination: Sendable, Equatable {
+    /// What is published.
+    public enum LoggingMode: String, Sendable {
+        /// Every point, in journal order, QoS 1.
+        case all
+        /// Only the newest point by time, retained (as OwnTracks devices publish); older
+        /// waiting points count as skipped.
+        case latest
+    }
+
+    /// The destination's name (its cursor's name; part of the client id).
+    public var name: String
+    /// `mqtt://HOST[:PORT]` or `mqtts://HOST[:PORT]`.
+    public var url: String
+    /// The password. A token `user:password` with no `username` set gives both.
+    public var token: String?
+    /// The MQTT user name.
+    public var username: String?
+    /// The device id: the default topic's `USER/DEVICE` and the client id.
+    public var deviceID: String
+    /// The device topic; nil for OwnTracks' `owntracks/USER/DEVICE`.
+    public var topic: String?
+    /// Publish Home Assistant MQTT discovery (a `device_tracker` config, retained).
+    public var discovery = false
+    /// The discovery prefix Home Assistant listens on.
+    public var discoveryPrefix = "homeassistant"
+    public var keepAlive = 60
+    public var protocolVersion = MQTTClientOptions.ProtocolVersion.v311
+    public var caFile: String?
+    public var loggingMode = LoggingMode.all
+    public var connectTimeout: Double = 10
+    /// Seconds a publish may wait for its PUBACK.
+    public var requestTimeout: Double = 60
+    /// Seconds a run may spend publishing before it stops (the points acknowledged so far
+    /// are recorded); nil for no limit.
+    public var maxTime: Double?
+    /// QoS 1 publishes whose position the cursor has not recorded yet, at most: what a
+    /// broker lost mid-drain or a kill -9 can cost in duplicates on the next run.
+    public var inFlightWindow = 100
+    /// How long delivered segments are kept, in seconds; nil keeps them forever.
+    public var keepSentSeconds: Int64? = 0
+
+    public init(name: String, url: String, deviceID: String) {
+        self.name = name
+        self.url = url
+        self.deviceID = deviceID
+    }
+
+    /// The user name and password the connection uses.
+    public var credentials: (username: String?, password: String?) {
+        let token = self.token.flatMap { $0.isEmpty ? nil : $0 }
+        if let username, !username.isEmpty { return (username, token) }
+        if let token, token.contains(":") {
+            let parts = OwnTracksCredentials(token: token)
+            return (parts.user, parts.password)
+        }
+        return (nil, token)
+    }
+
+    /// The device topic: the `topic` setting, or OwnTracks' default.
+    public var deviceTopic: String {
+        topic ?? MQTTTopic.ownTracksDefault(deviceID: deviceID, user: credentials.username)
+    }
+
+    /// Checks what can be checked before connecting: the url, the topic, the credentials,
+    /// the CA file, the numbers. Throws `.configuration`.
+    public func validate() throws(MQTTError) -> MQTTBrokerURL {
+        let broker = try MQTTBrokerURL(parsing: url)
+        try MQTTTopic.validate(deviceTopic)
+        if discovery { try MQTTTopic.validate(discoveryPrefix) }
+        let credentials = self.credentials
+        if credentials.username == nil, credentials.password != nil {
+            throw .configuration("a token (password) needs a user name: set 'username' (or a token 'user:password')")
+        }
+        guard (5...65_535).contains(keepAlive) else { throw .configuration("keepalive \(keepAlive) is not from 5 to 65535 seconds") }
+        guard (1...1000).contains(inFlightWindow) else { throw .configuration("the in-flight window is from 1 to 1000") }
+        guard connectTimeout > 0, requestTimeout > 0 else { throw .configuration("timeouts must be positive") }
+        if let maxTime, !(maxTime > 0) { throw .configuration("max time must be positive") }
+        if let caFile {
+            let fd = open(caFile, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+            if fd < 0 { throw .configuration("cannot read ca file '\(caFile)': \(String(cString: strerror(errno)).lowercased())") }
+            var info = stat()
+            let isFile = fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+            close(fd)
+            guard isFile else { throw .configuration("ca file '\(caFile)' is not a regular file") }
+        }
+        return broker
+    }
+
+    /// The client's options for this destination (`will`: the lwt on the device topic).
+    public func clientOptions(broker: MQTTBrokerURL, will: MQTTClientOptions.Will?) -> MQTTClientOptions {
+        var options = MQTTClientOptions(broker: broker, clientID: MQTTClientID.derive(deviceID: deviceID, destination: name))
+        let credentials = self.credentials
+        options.username = credentials.username
+        options.password = credentials.password
+        options.keepAlive = keepAlive
+        options.protocolVersion = protocolVersion
+        options.caFile = caFile
+        options.will = will
+        options.connectTimeout = connectTimeout
+        options.requestTimeout = requestTimeout
+        options.inFlightWindow = inFlightWindow
+        return options
+    }
+}

@@ -1,0 +1,346 @@
+import OverlandJSON
+import OverlandJournal
+import OverlandProtocol
+import OverlandSync
+
+/// Drains a journal to an MQTT broker from a destination's cursor: every location point,
+/// in journal order, as an OwnTracks `location` message at QoS 1 (or, in the `latest`
+/// mode, only the newest point, retained).
+///
+/// Publishes are pipelined: up to `inFlightWindow` points are published whose position
+/// the cursor has not yet recorded. The cursor moves only past the contiguous prefix of
+/// points whose PUBACK arrived (a PUBACK for a later point does not move it past an
+/// earlier one still waiting), and is written once half a window is acknowledged and at
+/// the end. A broker lost mid-drain, or a kill -9, therefore costs at most the window in
+/// points published again on the next run: QoS 1 is "at least once".
+///
+/// Every wait is bounded: the connect timeout for the CONNACK, the request timeout for
+/// each PUBACK (the oldest unacknowledged publish), `maxTime` for the run.
+///
+/// Not thread-safe: one task at a time. In `--watch`, the same sender keeps its connection
+/// between drains and answers `TOPIC/cmd` while idle (see `idle`).
+public final class MQTTSender {
+    public let journal: Journal
+    public let destination: MQTTDestination
+    private let cursor: MQTTCursor
+    private let messages: OwnTracksMessages
+    private let onIssue: JournalIssueHandler?
+    private let wallClock: @Sendable () -> Int64
+    private var client: MQTTClient?
+    /// Whether `TOPIC/cmd` is subscribed on the current connection.
+    private var listening = false
+    /// Subscribe to `TOPIC/cmd` on connecting (for `--watch`).
+    public var listensForCommands = false
+
+    public init(journal: Journal, destination: MQTTDestination, cursor: MQTTCursor,
+                onIssue: JournalIssueHandler? = nil,
+                wallClock: @escaping @Sendable () -> Int64 = { Journal.currentTime() }) {
+        self.journal = journal
+        self.destination = destination
+        self.cursor = cursor
+        self.onIssue = onIssue
+        self.wallClock = wallClock
+        messages = OwnTracksMessages(destination: destination)
+    }
+
+    /// One drain under the journal's cursor lock: connects (or reuses the connection),
+    /// publishes discovery when asked, then every waiting point. Never throws: the report
+    /// says what happened (its outcome maps to the exit status as HTTP's does; a refusal
+    /// of the credentials is `.refused(status: CONNACK code)`).
+    public func run(onProgress: ((SyncProgress) -> Void)? = nil) -> SyncReport {
+        let broker: MQTTBrokerURL
+        do {
+            broker = try destination.validate()
+        } catch {
+            return SyncReport(outcome: .configurationError, message: error.description)
+        }
+        let lock: JournalLock
+        do {
+            guard let acquired = try cursor.lock(journal) else {
+                return SyncReport(outcome: .alreadyRunning, message: "another sync of this journal is running")
+            }
+            lock = acquired
+            try journal.requireWritable(journal.path)
+            if let intent = try journal.pendingMove() {
+                return SyncReport(outcome: .configurationError,
+                                  message: "\(intent); finish it with 'overland journal move' (or --abort) first")
+            }
+        } catch {
+            return SyncReport(outcome: .journalError(error), message: error.description)
+        }
+        defer { withExtendedLifetime(lock) {} }
+        var report = SyncReport(outcome: .nothingToSend)
+        do {
+            let waiting = try cursor.backlog(journal)
+            if waiting == 0 && !destination.discovery && !listensForCommands {
+                report.message = "nothing to send"
+                return report
+            }
+            try connectIfNeeded(broker: broker)
+            if destination.discovery { try publishDiscovery() }
+            switch destination.loggingMode {
+            case .all: try drainAll(into: &report, onProgress: onProgress)
+            case .latest: try drainLatest(into: &report)
+            }
+        } catch let error as MQTTError {
+            close(gracefully: false)
+            switch error {
+            case .configuration(let message): report.outcome = .configurationError; report.message = message
+            case .refused(let message): report.outcome = .refused(status: 0); report.message = message
+            case .tryLater(let message): report.outcome = .retryLater; report.message = message
+            }
+        } catch let error as JournalError {
+            close(gracefully: false)
+            report.outcome = .journalError(error)
+            report.message = error.description
+        } catch {
+            close(gracefully: false)
+            report.outcome = .retryLater
+            report.message = "\(error)"
+        }
+        if case .delivered = report.outcome, let keep = destination.keepSentSeconds {
+            do { try cursor.removeSentSegments(journal, keepSeconds: keep) } catch { report.warnings.append(error.description) }
+        }
+        report.backlog = (try? cursor.backlog(journal)) ?? 0
+        if report.outcome == .configurationError, let message = report.message {
+            report.message = message + "; \(report.backlog) points kept"
+        }
+        if !listensForCommands { close(gracefully: true) }
+        return report
+    }
+
+    /// Ends the connection: DISCONNECT when `gracefully` (the broker then drops the last
+    /// will), else just the socket (the broker publishes the lwt).
+    public func close(gracefully: Bool = true) {
+        if gracefully { client?.disconnect() }
+        client = nil
+        listening = false
+    }
+
+    // MARK: - Connection
+
+    private func connectIfNeeded(broker: MQTTBrokerURL) throws {
+        if let client, client.isConnected {
+            if listensForCommands && !listening { try subscribeCommands(client) }
+            return
+        }
+        client = nil
+        let made = try MQTTClient(options: destination.clientOptions(broker: broker, will: messages.lastWill(connectedAt: wallClock())))
+        try made.connect()
+        client = made
+        if listensForCommands { try subscribeCommands(made) }
+    }
+
+    private func subscribeCommands(_ client: MQTTClient) throws(MQTTError) {
+        try client.subscribe(messages.commandTopic)
+        listening = true
+    }
+
+    /// Publishes one message and waits for its PUBACK (request timeout).
+    private func publishAndWait(_ message: OwnTracksMessages.Message) throws(MQTTError) {
+        guard let client else { throw .tryLater("not connected") }
+        let mid = try client.publish(topic: message.topic, payload: message.payload, retain: message.retain)
+        let deadline = ContinuousClock.now + .milliseconds(Int64(destination.requestTimeout * 1000))
+        do {
+            try client.pump(until: deadline) { !$0.inFlight.contains(mid) }
+        } catch .tryLater(let text) where text.hasPrefix("no answer") {
+            throw .tryLater("\(destination.displayBroker): no puback within \(Int(destination.requestTimeout)) s")
+        }
+        for acknowledgement in client.takeAcknowledgements() where acknowledgement.reason >= 0x80 {
+            throw Self.publishRefusal(acknowledgement.reason, topic: message.topic)
+        }
+    }
+
+    static func publishRefusal(_ reason: Int32, topic: String) -> MQTTError {
+        switch reason {
+        case 0x87: return .refused("the broker refused to take messages on '\(topic)': not authorized (check its acl)")
+        case 0x90: return .configuration("the broker refused the topic '\(topic)': topic name invalid")
+        default: return .tryLater("the broker did not take the message on '\(topic)' (reason code \(reason))")
+        }
+    }
+
+    private func publishDiscovery() throws {
+        let config = HomeAssistantDiscovery(destination: destination, messages: messages)
+        try publishAndWait(config.message())
+    }
+
+    // MARK: - all
+
+    /// A published point the cursor has not passed yet.
+    private struct Pending {
+        /// The message id, nil for a record with nothing to publish.
+        var mid: Int32?
+        /// The cursor once this record is handled.
+        var next: UInt64
+        var acknowledged: Bool
+    }
+
+    private func drainAll(into report: inout SyncReport, onProgress: ((SyncProgress) -> Void)?) throws {
+        guard let client else { throw MQTTError.tryLater("not connected") }
+        let started = ContinuousClock.now
+        let stopAt = destination.maxTime.map { started + .milliseconds(Int64($0 * 1000)) }
+        let requestTimeout = Duration.milliseconds(Int64(destination.requestTimeout * 1000))
+        let window = destination.inFlightWindow
+        let recordEvery = UInt64(max(1, window / 2))
+        var recorded = try cursor.read(journal)
+        let reader = try journal.records(from: recorded, onIssue: onIssue)
+        var endOfJournal = false
+        var stopPublishing = false
+        // Oldest first; `head` indexes the oldest not yet passed by the cursor.
+        var pending: [Pending] = []
+        var head = 0
+        var indexOfMid: [Int32: Int] = [:]
+        var publishedAt: [Int: ContinuousClock.Instant] = [:]
+        var handledUpTo = recorded
+        var failure: Error?
+
+        func record(force: Bool) throws {
+            guard handledUpTo > recorded, force || handledUpTo - recorded >= recordEvery else { return }
+            try cursor.advance(journal, to: handledUpTo)
+            recorded = handledUpTo
+            onProgress?(SyncProgress(sentRecords: report.sentRecords, batches: report.batches, backlog: 0))
+        }
+
+        draining: while true {
+            // Publish while the window has room.
+            while !endOfJournal, !stopPublishing, pending.count - head < window {
+                if let stopAt, report.sentRecords + (pending.count - head) > 0, ContinuousClock.now >= stopAt {
+                    stopPublishing = true
+                    report.outcome = .maxTimeReached
+                    break
+                }
+                guard let journalRecord = try reader.next() else {
+                    endOfJournal = true
+                    break
+                }
+                if let message = messages.message(forRecord: journalRecord.line) {
+                    let mid = try client.publish(topic: message.topic, payload: message.payload, retain: message.retain)
+                    indexOfMid[mid] = pending.count
+                    publishedAt[pending.count] = ContinuousClock.now
+                    pending.append(Pending(mid: mid, next: journalRecord.sequence + 1, acknowledged: false))
+                } else {
+                    pending.append(Pending(mid: nil, next: journalRecord.sequence + 1, acknowledged: true))
+                }
+            }
+            if head == pending.count && (endOfJournal || stopPublishing) { break }
+            do {
+                try client.step(timeoutMilliseconds: 100)
+            } catch {
+                failure = error
+                // What was acknowledged before the loss still counts.
+            }
+            for acknowledgement in client.takeAcknowledgements() {
+                guard let index = indexOfMid.removeValue(forKey: acknowledgement.mid) else { continue }
+                if acknowledgement.reason >= 0x80 {
+                    failure = Self.publishRefusal(acknowledgement.reason, topic: messages.deviceTopic)
+                    break
+                }
+                pending[index].acknowledged = true
+                publishedAt[index] = nil
+            }
+            while head < pending.count, pending[head].acknowledged {
+                if pending[head].mid != nil { report.sentRecords += 1 } else { report.skippedRecords += 1 }
+                handledUpTo = pending[head].next
+                head += 1
+            }
+            if head == pending.count, head > 4096 {
+                pending.removeAll(keepingCapacity: true)
+                publishedAt.removeAll(keepingCapacity: true)
+                for key in indexOfMid.keys { indexOfMid[key] = nil }
+                head = 0
+            }
+            if failure != nil { break draining }
+            try record(force: false)
+            if head < pending.count, let sent = publishedAt[head], ContinuousClock.now - sent > requestTimeout {
+                failure = MQTTError.tryLater("\(destination.displayBroker): no puback within \(Int(destination.requestTimeout)) s")
+                break draining
+            }
+        }
+        try record(force: true)
+        if let failure { throw failure }
+        if report.sentRecords > 0 {
+            report.batches = 1
+            if report.outcome != .maxTimeReached { report.outcome = .delivered }
+        } else if report.skippedRecords > 0 {
+            report.outcome = .delivered
+        }
+    }
+
+    // MARK: - latest
+
+    /// The newest point by time among those waiting, retained; the rest count as skipped.
+    private func drainLatest(into report: inout SyncReport) throws {
+        let from = try cursor.read(journal)
+        let reader = try journal.records(from: from, onIssue: onIssue)
+        var best: LocationFeature?
+        var end = from
+        while let record = try reader.next() {
+            end = record.sequence + 1
+            guard let point = try? LocationFeature(jsonLine: record.line) else { continue }
+            if let found = best, point.timestamp < found.timestamp { continue }
+            best = point
+        }
+        guard end > from else { return }
+        if let best {
+            try publishAndWait(messages.location(best, retain: true))
+            report.sentRecords = 1
+            report.batches = 1
+        }
+        report.skippedRecords = Int(end - from) - report.sentRecords
+        try cursor.advance(journal, to: end)
+        report.outcome = .delivered
+    }
+
+    // MARK: - Commands (--watch)
+
+    /// What `idle` heard on `TOPIC/cmd`.
+    public enum CommandOutcome: Sendable {
+        /// `reportLocation` answered with the newest point (nil: the journal has none).
+        case reportedLocation(published: Bool)
+        /// `setConfiguration`: the `configuration` object, for the caller to apply.
+        case setConfiguration(JSONValue)
+        /// A message that is not a command this tool takes, with why.
+        case ignored(String)
+    }
+
+    /// Keeps the connection alive and answers commands until `deadline`: `reportLocation`
+    /// publishes the journal's newest point at once (`t`:`r`); `setConfiguration` is handed
+    /// to `onCommand` for the caller to validate and apply. Throws `.tryLater` when the
+    /// connection is lost (the next drain reconnects).
+    public func idle(until deadline: ContinuousClock.Instant, onCommand: (CommandOutcome) -> Void) throws(MQTTError) {
+        guard let client, client.isConnected else { return }
+        while ContinuousClock.now < deadline {
+            try client.step(timeoutMilliseconds: 200)
+            for message in client.takeMessages() where message.topic == messages.commandTopic {
+                onCommand(try handle(command: message.payload))
+            }
+        }
+    }
+
+    private func handle(command payload: [UInt8]) throws(MQTTError) -> CommandOutcome {
+        guard let command = MQTTCommand(payload: payload) else {
+            return .ignored("a command that is not an owntracks cmd message")
+        }
+        switch command {
+        case .reportLocation:
+            guard let point = newestPoint() else { return .reportedLocation(published: false) }
+            try publishAndWait(messages.location(point, retain: destination.loggingMode == .latest, trigger: "r"))
+            return .reportedLocation(published: true)
+        case .setConfiguration(let configuration):
+            return .setConfiguration(configuration)
+        case .other(let action):
+            return .ignored("command '\(action)' is not one this tool takes (reportLocation, setConfiguration)")
+        }
+    }
+
+    /// The newest location by time in the journal's last segments.
+    private func newestPoint() -> LocationFeature? {
+        guard let record = try? journal.lastRecord(where: { line in (try? LocationFeature(jsonLine: line)) != nil }) else { return nil }
+        return try? LocationFeature(jsonLine: record.line)
+    }
+}
+
+extension MQTTDestination {
+    /// `HOST:PORT` for messages, or the url as given when it does not parse.
+    var displayBroker: String { (try? MQTTBrokerURL(parsing: url))?.description ?? url }
+}

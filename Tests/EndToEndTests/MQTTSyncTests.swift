@@ -1,0 +1,227 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `overland-sync` to Debian's mosquitto on 127.0.0.1: OwnTracks location messages at
+/// QoS 1, in journal order, once; the cursor moves only past what the broker acknowledged.
+@Suite(.serialized) struct MQTTSyncTests {
+    /// The default topic for the sandbox's device id `reliability` without a user name.
+    static let topic = "owntracks/overland/reliability"
+
+    func brokerURL(_ broker: MosquittoBroker, tls: Bool = false) -> String {
+        "\(tls ? "mqtts" : "mqtt")://127.0.0.1:\(broker.port)"
+    }
+
+    @Test func everyPointArrivesOnceInOrder() throws {
+        let sandbox = try ReliabilitySandbox(prefix: "overland-mqtt")
+        try sandbox.logEpochs(0..<300)
+        let broker = try MosquittoBroker(directory: sandbox.directory.path)
+        let subscriber = try LiveSubscriber(broker: broker, root: "owntracks")
+
+        let result = try sandbox.sync.run(["--journal", sandbox.journal, "--url", brokerURL(broker), "--now"])
+        #expect(result.succeeded, "\(result)")
+        #expect(result.stderrText.isEmpty, "\(result.stderrText)")
+        let payloads = subscriber.collect(on: Self.topic, count: 300)
+        try #require(payloads.count == 300, "\(payloads.count) messages")
+        let messages = payloads.compactMap(ownTracksMessage)
+        try #require(messages.count == 300)
+        let times = messages.compactMap { $0["tst"] as? Int64 ?? ($0["tst"] as? NSNumber)?.int64Value }
+        #expect(times == (0..<300).map { SyntheticDrive.time($0) })
+        let first = try #require(messages.first)
+        #expect(first["_type"] as? String == "location")
+        #expect(first["topic"] as? String == Self.topic)
+        #expect(first["lat"] is NSNumber && first["lon"] is NSNumber)
+        #expect(try sandbox.cursor() == 300)
+
+        // Nothing waits: a second run publishes nothing.
+        let again = try sandbox.sync.run(["--journal", sandbox.journal, "--url", brokerURL(broker), "--now"])
+        #expect(again.succeeded, "\(again)")
+        subscriber.collect(on: Self.topic, count: 301, timeout: .seconds(2))
+        #expect(subscriber.payloads(on: Self.topic).count == 300)
+    }
+
+    @Test func brokerKilledMidDrainLosesNothing() throws {
+        let sandbox = try ReliabilitySandbox(prefix: "overland-mqtt-kill")
+        let total = 20_000
+        try sandbox.logEpochs(0..<total)
+        let broker = try MosquittoBroker(directory: sandbox.directory.path)
+        let subscriber = try LiveSubscriber(broker: broker, root: "owntracks")
+
+        let run = try sandbox.sync.start(["--journal", sandbox.journal, "--url", brokerURL(broker), "--now"])
+        subscriber.collect(on: Self.topic, count: total / 4)
+        broker.kill()
+        let first = run.wait(timeout: .seconds(60))
+        let arrivedBeforeKill = subscriber.payloads(on: Self.topic).count
+        try #require(arrivedBeforeKill < total, "the drain ended before the kill: make the journal longer")
+        #expect(first.exitStatus == 75, "\(first)")
+        #expect(first.stderrLines.count == 1, "\(first.stderrText)")
+        let cursorAfterKill = try sandbox.cursor()
+        #expect(cursorAfterKill <= UInt64(arrivedBeforeKill), "the cursor passed points the broker never delivered")
+
+        try broker.start()
+        try subscriber.waitUntilSubscribed()
+        let second = try sandbox.sync.run(["--journal", sandbox.journal, "--url", brokerURL(broker), "--now"])
+        #expect(second.succeeded, "\(second)")
+        #expect(try sandbox.cursor() == UInt64(total))
+        let payloads = subscriber.collect(on: Self.topic, count: total + 1, timeout: .seconds(10))
+        let times = payloads.compactMap(ownTracksMessage).compactMap { ($0["tst"] as? NSNumber)?.int64Value }
+        try #require(times.count == payloads.count)
+        // Nothing lost: every point arrived.
+        #expect(Set(times) == Set((0..<total).map { SyntheticDrive.time($0) }))
+        // Duplicates: at most the in-flight window (100).
+        let duplicates = times.count - Set(times).count
+        #expect(duplicates <= 100, "\(duplicates) duplicates")
+        // Resent points come in order, from the cursor on.
+        let resent = Array(times[arrivedBeforeKill...])
+        #expect(resent == resent.sorted())
+    }
+
+    @Test func privateCAWithCAFileAndRefusedWithSystemCAs() throws {
+        let sandbox = try ReliabilitySandbox(prefix: "overland-mqtt-tls")
+        try sandbox.logEpochs(0..<20)
+        let ca = try PrivateCA(directory: sandbox.directory.path)
+        let broker = try MosquittoBroker(directory: sandbox.directory.path, tls: (ca.certificate, ca.key))
+
+        let refused = try sandbox.sync.run(["--journal", sandbox.journal, "--url", brokerURL(broker, tls: true), "--now"])
+        #expect(refused.exitStatus == 75, "\(refused)")
+        #expect(refused.stderrLines.count == 1, "\(refused.stderrText)")
+        #expect(refused.stderrText.contains("tls with 127.0.0.1:\(broker.port) failed: its certificate is not trusted"), "\(refused.stderrText)")
+        #expect(try sandbox.cursor() == 0)
+
+        let trusted = try sandbox.sync.run(["--journal", sandbox.journal, "--url", brokerURL(broker, tls: true), "--ca-file", ca.caFile, "--now"])
+        #expect(trusted.succeeded, "\(trusted)")
+        #expect(try sandbox.cursor() == 20)
+    }
+
+    @Test func wrongPasswordIsRefused() throws {
+        let sandbox = try ReliabilitySandbox(prefix: "overland-mqtt-auth")
+        try sandbox.logEpochs(0..<5)
+        let broker = try MosquittoBroker(directory: sandbox.directory.path, users: ["alice": "right-password"])
+
+        try sandbox.writeSettings(#"{"token": "alice:wrong-password"}"#)
+        let refused = try sandbox.sync.run(["--journal", sandbox.journal, "--url", brokerURL(broker), "--now"])
+        #expect(refused.exitStatus == 77, "\(refused)")
+        #expect(refused.stderrLines.count == 1, "\(refused.stderrText)")
+        #expect(refused.stderrText.contains("not authorized") || refused.stderrText.contains("bad user name or password"), "\(refused.stderrText)")
+        #expect(!refused.stderrText.contains("wrong-password"))
+        #expect(try sandbox.cursor() == 0)
+
+        try sandbox.writeSettings(#"{"token": "alice:right-password"}"#)
+        let accepted = try sandbox.sync.run(["--journal", sandbox.journal, "--url", brokerURL(broker), "--now"])
+        #expect(accepted.succeeded, "\(accepted)")
+        #expect(try sandbox.cursor() == 5)
+    }
+
+    @Test func nothingListeningIsTryLaterQuickly() throws {
+        let sandbox = try ReliabilitySandbox(prefix: "overland-mqtt-refused")
+        try sandbox.logEpochs(0..<5)
+        let port = RefusingPort.reserve()
+        let started = ContinuousClock.now
+        let result = try sandbox.sync.run(["--journal", sandbox.journal, "--url", "mqtt://127.0.0.1:\(port)", "--now"])
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(result.exitStatus == 75, "\(result)")
+        #expect(result.stderrLines.count == 1, "\(result.stderrText)")
+        #expect(result.stderrText.contains("cannot connect to 127.0.0.1:\(port): connection refused"), "\(result.stderrText)")
+        #expect(try sandbox.cursor() == 0)
+    }
+
+    @Test(arguments: ["mqtt://127.0.0.1:99999", "mqtt://", "mqtt://:1883", "ws://127.0.0.1:1883", "mqtt://127.0.0.1:1883/owntracks/x",
+                      "mqtt://user:pass@127.0.0.1"])
+    func badURLIsAConfigurationError(url: String) throws {
+        let sandbox = try ReliabilitySandbox(prefix: "overland-mqtt-url")
+        try sandbox.logEpochs(0..<3)
+        let result = try sandbox.sync.run(["--journal", sandbox.journal, "--url", url, "--now"])
+        if url.hasPrefix("ws:") {
+            // Not a broker url: the HTTP sync refuses it as an endpoint.
+            #expect(result.exitStatus == 78, "\(result)")
+            return
+        }
+        #expect(result.exitStatus == 78, "\(result)")
+        #expect(result.stderrLines.count == 1, "\(result.stderrText)")
+        #expect(!result.stderrText.contains("pass@"), "\(result.stderrText)")
+        #expect(try sandbox.cursor() == 0)
+    }
+
+    @Test func aBrokerThatNeverAnswersIsBounded() throws {
+        let sandbox = try ReliabilitySandbox(prefix: "overland-mqtt-silent")
+        try sandbox.logEpochs(0..<3)
+        // A socket that listens and never reads: the kernel completes the TCP handshake,
+        // and no CONNACK ever comes.
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(descriptor >= 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let listening = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 && listen(descriptor, 4) == 0
+            }
+        }
+        try #require(listening)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let started = ContinuousClock.now
+        let result = try sandbox.sync.run(["--journal", sandbox.journal, "--url", "mqtt://127.0.0.1:\(port)", "--now"], timeout: .seconds(40))
+        let took = ContinuousClock.now - started
+        #expect(took < .seconds(20), "\(took)")
+        #expect(result.exitStatus == 75, "\(result)")
+        #expect(result.stderrText.contains("cannot connect to 127.0.0.1:\(port): no connack within 10 s"), "\(result.stderrText)")
+        #expect(try sandbox.cursor() == 0)
+    }
+
+    @Test func latestModePublishesTheNewestPointRetained() throws {
+        let sandbox = try ReliabilitySandbox(prefix: "overland-mqtt-latest")
+        try sandbox.logEpochs(0..<50)
+        try sandbox.writeSettings(#"{"main": {"logging_mode": "latest"}}"#)
+        let broker = try MosquittoBroker(directory: sandbox.directory.path)
+        let result = try sandbox.sync.run(["--journal", sandbox.journal, "--url", brokerURL(broker), "--now"])
+        #expect(result.succeeded, "\(result)")
+        #expect(try sandbox.cursor() == 50)
+        // A subscriber that comes later gets it: retained ("1" first).
+        let retained = try broker.subscribeOnce(Self.topic)
+        let line = try #require(retained.stdoutLines.first, "\(retained)")
+        #expect(line.hasPrefix("1 \(Self.topic) "), "\(line)")
+        let message = try #require(ownTracksMessage(String(line.dropFirst("1 \(Self.topic) ".count))))
+        #expect((message["tst"] as? NSNumber)?.int64Value == SyntheticDrive.time(49))
+    }
+
+    @Test func reportLocationAndSetConfigurationFromTheCommandTopic() throws {
+        let sandbox = try ReliabilitySandbox(prefix: "overland-mqtt-cmd")
+        try sandbox.logEpochs(0..<10)
+        try sandbox.writeSettings(#"{"send_interval": "1h", "token": null}"#)
+        let broker = try MosquittoBroker(directory: sandbox.directory.path)
+        let subscriber = try LiveSubscriber(broker: broker, root: "owntracks")
+        let watch = try sandbox.sync.start(["--journal", sandbox.journal, "--url", brokerURL(broker), "--watch", "--now"])
+        defer { watch.kill(); _ = watch.wait(timeout: .seconds(5)) }
+        // The drain shows the command subscription is in place (subscribed before it).
+        try #require(subscriber.collect(on: Self.topic, count: 10).count == 10)
+
+        try broker.publish(["-q", "1", "-t", Self.topic + "/cmd", "-m", #"{"_type":"cmd","action":"reportLocation"}"#])
+        let reported = subscriber.collect(on: Self.topic, count: 11, timeout: .seconds(10))
+        try #require(reported.count == 11, "\(watch.stderrSoFar)")
+        let answer = try #require(ownTracksMessage(reported[10]))
+        #expect(answer["t"] as? String == "r")
+        #expect((answer["tst"] as? NSNumber)?.int64Value == SyntheticDrive.time(9))
+
+        let configuration = #"{"_type":"cmd","action":"setConfiguration","configuration":{"_type":"configuration","#
+            + #""batch_size":500,"endpoint":"http://attacker.example/","token":"stolen","noSuchKey":1}}"#
+        try broker.publish(["-q", "1", "-t", Self.topic + "/cmd", "-m", configuration])
+        var settings = ""
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            settings = (try? String(contentsOfFile: sandbox.settingsPath, encoding: .utf8)) ?? ""
+            if settings.contains("500") { break }
+            usleep(100_000)
+        }
+        #expect(settings.contains("\"batch_size\""), "\(settings)")
+        #expect(!settings.contains("attacker"))
+        #expect(!settings.contains("stolen"))
+        let stderr = watch.stderrSoFar
+        #expect(stderr.contains("noSuchKey"), "\(stderr)")
+        #expect(stderr.contains("endpoint"), "\(stderr)")
+    }
+}
