@@ -64,7 +64,7 @@ public final class MQTTClient {
 
     private func configure() throws(MQTTError) {
         let version = options.protocolVersion == .v5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311
-        try check(mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, Int32(version.rawValue)), "protocol version")
+        try check(mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, Int32(version)), "protocol version")
         // libmosquitto queues past this many QoS 1 publishes; the sender keeps below it anyway.
         _ = mosquitto_int_option(handle, MOSQ_OPT_SEND_MAXIMUM, Int32(max(1, min(options.inFlightWindow, 65_535))))
         _ = mosquitto_int_option(handle, MOSQ_OPT_TCP_NODELAY, 1)
