@@ -155,6 +155,9 @@ public final class MQTTClient {
             if rc == MOSQ_ERR_EAI.rawValue {
                 throw .tryLater("cannot connect to \(broker): cannot resolve '\(broker.host)'")
             }
+            if rc == MOSQ_ERR_TLS.rawValue || rc == MOSQ_ERR_TLS_HANDSHAKE.rawValue {
+                throw .tryLater(lossMessage(rc, errno: savedErrno))
+            }
             if rc == MOSQ_ERR_INVAL.rawValue {
                 throw .configuration("cannot connect to \(broker): libmosquitto refuses the host, port or keep-alive")
             }
@@ -220,6 +223,8 @@ public final class MQTTClient {
         errno = 0
         let rc = mosquitto_loop(handle, timeoutMilliseconds, 1)
         let savedErrno = errno
+        // A CONNACK that refused the connection: `connect` says why.
+        if let code = connack, code != 0 { return }
         guard rc != MOSQ_ERR_SUCCESS.rawValue else {
             if let reason = disconnectReason, connack != nil {
                 throw .tryLater("connection lost (\(Self.describe(reason)))")

@@ -158,9 +158,12 @@ final class LiveSubscriber: @unchecked Sendable {
     @discardableResult
     func collect(on topic: String, count: Int, timeout: Duration = .seconds(30)) -> [String] {
         let deadline = ContinuousClock.now + timeout
-        while payloads(on: topic).count < count, ContinuousClock.now < deadline {
+        var found = payloads(on: topic).count
+        while found < count, ContinuousClock.now < deadline {
             let (line, _) = process.readLine(timeout: .milliseconds(200))
-            if let line, !line.hasPrefix(root + "/probe ") { lines.append(line) }
+            guard let line, !line.hasPrefix(root + "/probe ") else { continue }
+            lines.append(line)
+            if line.hasPrefix(topic + " ") { found += 1 }
         }
         return payloads(on: topic)
     }

@@ -45,38 +45,61 @@ import Glibc
 
     @Test func brokerKilledMidDrainLosesNothing() throws {
         let sandbox = try ReliabilitySandbox(prefix: "overland-mqtt-kill")
-        let total = 20_000
+        let total = 30_000
         try sandbox.logEpochs(0..<total)
+        let logged = try sandbox.records().records.count
+        try #require(logged > 25_000)
         let broker = try MosquittoBroker(directory: sandbox.directory.path)
         let subscriber = try LiveSubscriber(broker: broker, root: "owntracks")
 
+        // The broker is killed once the sync's cursor shows a few thousand points delivered.
+        // The sync is paused (SIGSTOP) first, until the subscriber has every message the
+        // broker took: a broker without persistence loses, when killed, what it acknowledged
+        // and had not yet passed on, and that loss is the broker's, not the sender's. The
+        // PUBACKs of that moment wait in the paused sync's socket; it reads them when it
+        // goes on (SIGCONT), then finds the connection gone.
         let run = try sandbox.sync.start(["--journal", sandbox.journal, "--url", brokerURL(broker), "--now"])
-        subscriber.collect(on: Self.topic, count: total / 4)
+        let deadline = ContinuousClock.now + .seconds(60)
+        while (try? sandbox.cursor()) ?? 0 < 3_000, ContinuousClock.now < deadline { usleep(1_000) }
+        run.kill(SIGSTOP)
+        var seen = -1
+        while subscriber.payloads(on: Self.topic).count != seen {
+            seen = subscriber.payloads(on: Self.topic).count
+            subscriber.collect(on: Self.topic, count: Int.max, timeout: .seconds(1))
+        }
         broker.kill()
+        run.kill(SIGCONT)
         let first = run.wait(timeout: .seconds(60))
-        let arrivedBeforeKill = subscriber.payloads(on: Self.topic).count
-        try #require(arrivedBeforeKill < total, "the drain ended before the kill: make the journal longer")
+        let cursorAfterKill = try sandbox.cursor()
+        try #require(cursorAfterKill < UInt64(logged), "the drain ended before the kill: make the journal longer")
         #expect(first.exitStatus == 75, "\(first)")
         #expect(first.stderrLines.count == 1, "\(first.stderrText)")
-        let cursorAfterKill = try sandbox.cursor()
-        #expect(cursorAfterKill <= UInt64(arrivedBeforeKill), "the cursor passed points the broker never delivered")
+        #expect(first.stderrText.contains("connection lost") || first.stderrText.contains("cannot connect"), "\(first.stderrText)")
+        let arrivedBeforeKill = subscriber.payloads(on: Self.topic).count
 
         try broker.start()
         try subscriber.waitUntilSubscribed()
         let second = try sandbox.sync.run(["--journal", sandbox.journal, "--url", brokerURL(broker), "--now"])
         #expect(second.succeeded, "\(second)")
-        #expect(try sandbox.cursor() == UInt64(total))
-        let payloads = subscriber.collect(on: Self.topic, count: total + 1, timeout: .seconds(10))
+        #expect(try sandbox.cursor() == UInt64(logged))
+        let expectedTotal = arrivedBeforeKill + (logged - Int(cursorAfterKill))
+        let payloads = subscriber.collect(on: Self.topic, count: expectedTotal, timeout: .seconds(60))
         let times = payloads.compactMap(ownTracksMessage).compactMap { ($0["tst"] as? NSNumber)?.int64Value }
         try #require(times.count == payloads.count)
         // Nothing lost: every point arrived.
-        #expect(Set(times) == Set((0..<total).map { SyntheticDrive.time($0) }))
+        let journalTimes = Set(try sandbox.records().records.compactMap { record -> Int64? in
+            guard let object = ownTracksMessage(record.line), let properties = object["properties"] as? [String: Any],
+                  let stamp = properties["timestamp"] as? String else { return nil }
+            return ISO8601DateFormatter().date(from: stamp).map { Int64($0.timeIntervalSince1970) }
+        })
+        let missing = journalTimes.subtracting(times).count
+        #expect(missing == 0, "\(missing) points never arrived")
         // Duplicates: at most the in-flight window (100).
         let duplicates = times.count - Set(times).count
         #expect(duplicates <= 100, "\(duplicates) duplicates")
-        // Resent points come in order, from the cursor on.
-        let resent = Array(times[arrivedBeforeKill...])
-        #expect(resent == resent.sorted())
+        // What was resent came in order, from the cursor on.
+        let resent = Array(times.dropFirst(arrivedBeforeKill))
+        #expect(resent == resent.sorted(), "resent points out of order")
     }
 
     @Test func privateCAWithCAFileAndRefusedWithSystemCAs() throws {
@@ -192,7 +215,7 @@ import Glibc
     @Test func reportLocationAndSetConfigurationFromTheCommandTopic() throws {
         let sandbox = try ReliabilitySandbox(prefix: "overland-mqtt-cmd")
         try sandbox.logEpochs(0..<10)
-        try sandbox.writeSettings(#"{"send_interval": "1h", "token": null}"#)
+        try sandbox.writeSettings(#"{"send_interval": "30m"}"#)
         let broker = try MosquittoBroker(directory: sandbox.directory.path)
         let subscriber = try LiveSubscriber(broker: broker, root: "owntracks")
         let watch = try sandbox.sync.start(["--journal", sandbox.journal, "--url", brokerURL(broker), "--watch", "--now"])
@@ -208,19 +231,20 @@ import Glibc
         #expect((answer["tst"] as? NSNumber)?.int64Value == SyntheticDrive.time(9))
 
         let configuration = #"{"_type":"cmd","action":"setConfiguration","configuration":{"_type":"configuration","#
-            + #""batch_size":500,"endpoint":"http://attacker.example/","token":"stolen","noSuchKey":1}}"#
+            + #""send_interval":"10m","endpoint":"http://attacker.example/","token":"stolen","noSuchKey":1}}"#
         try broker.publish(["-q", "1", "-t", Self.topic + "/cmd", "-m", configuration])
         var settings = ""
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
             settings = (try? String(contentsOfFile: sandbox.settingsPath, encoding: .utf8)) ?? ""
-            if settings.contains("500") { break }
+            if settings.contains("10m") { break }
             usleep(100_000)
         }
-        #expect(settings.contains("\"batch_size\""), "\(settings)")
+        #expect(settings.contains("\"10m\""), "\(settings)")
         #expect(!settings.contains("attacker"))
         #expect(!settings.contains("stolen"))
-        let stderr = watch.stderrSoFar
+        watch.kill(SIGTERM)
+        let stderr = watch.wait(timeout: .seconds(10)).stderrText
         #expect(stderr.contains("noSuchKey"), "\(stderr)")
         #expect(stderr.contains("endpoint"), "\(stderr)")
     }
