@@ -186,8 +186,11 @@ public struct SyncCommand: AsyncParsableCommand {
         for destination in destinations.selected {
             let configuration = try syncConfiguration(for: destination, settings: settings, journal: journal, trip: trip)
             var job = DestinationJob(destination: destination, configuration: configuration)
-            do { try configuration.validate() } catch { job.refusal = error.description }
-            if destination.wireProtocol == .mqtt && job.refusal == nil { job.refusal = MQTTDestination.unavailable }
+            if destination.wireProtocol == .mqtt {
+                job.refusal = MQTTDestination.unavailable
+            } else {
+                do { try configuration.validate() } catch { job.refusal = error.description }
+            }
             jobs.append(job)
         }
         let labelled = destinations.all.count > 1 || destinations.selected.first?.isDefault == false

@@ -224,7 +224,7 @@ public final class SyncEngine: Sendable {
             guard let request = batch.request else {
                 // Nothing sendable in this range (OwnTracks, no location): it counts as handled.
                 do {
-                    try journal.advanceCursor(for: cursorName, to: batch.next)
+                    try CursorWrites.advance(journal, cursorName, to: batch.next)
                     cursorMoved = true
                 } catch {
                     failure = (.journalError(error), error.description)
@@ -269,7 +269,7 @@ public final class SyncEngine: Sendable {
                 // acknowledged, not yet recorded. The next run must resend the same batch.
                 FaultPoint.reach("sync.after-reply")
                 do {
-                    try journal.advanceCursor(for: cursorName, to: batch.next)
+                    try CursorWrites.advance(journal, cursorName, to: batch.next)
                 } catch {
                     // Delivered but not recorded: the batch will be sent again.
                     failure = (.journalError(error), error.description)
