@@ -1,159 +1,128 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import OverlandJSON
 import OverlandJournal
 import OverlandMQTT
 import OverlandProtocol
-import OverlandRecorder
 import OverlandSettings
 import OverlandSync
 
-/// The MQTT side of `overland-sync`: the destination from the settings, one drain, the
-/// report as one line and an exit status, and `--watch` with `TOPIC/cmd` answered.
+/// Where `overland-sync` hands an mqtt destination to the MQTT sender: the destination's
+/// keys as an `MQTTDestination`, one call per run (`MQTTConnections.run`, like
+/// `SyncEngine.run(holding:)` for the http protocols).
 enum MQTTSync {
-    /// Whether `url` names a broker (`mqtt://` or `mqtts://`).
-    static func isBrokerURL(_ url: String) -> Bool {
-        let lower = url.lowercased()
-        return lower.hasPrefix("mqtt://") || lower.hasPrefix("mqtts://")
+    /// Whether `destination` goes through a broker: the mqtt protocol, or a url `mqtt://`
+    /// or `mqtts://` (the default destination, from `--url` or the settings' endpoint).
+    static func isMQTT(_ destination: Destination) -> Bool {
+        let lower = destination.url.lowercased()
+        return destination.wireProtocol == .mqtt || lower.hasPrefix("mqtt://") || lower.hasPrefix("mqtts://")
     }
 
-    /// The exit status for a report, with its one line on stderr (quiet on success unless
-    /// `verbose`).
-    static func describe(_ report: SyncReport, journal: String, broker: String, verbose: Bool) -> ExitStatus {
-        for warning in report.warnings { Terminal.error("overland-sync: \(journal): \(warning)") }
-        func note(_ text: String) { if verbose { Terminal.error("overland-sync: \(journal): \(text)") } }
-        switch report.outcome {
-        case .delivered, .maxTimeReached:
-            let skipped = report.skippedRecords > 0 ? "; \(report.skippedRecords) skipped" : ""
-            note("\(report.sentRecords) points published to \(broker)\(skipped); \(report.backlog) waiting")
-            return .ok
-        case .nothingToSend, .notDue, .backingOff, .sendingOff:
-            if verbose || Terminal.stderrIsTerminal { Terminal.error("overland-sync: \(journal): \(report.message ?? "nothing to send")") }
-            return .ok
-        case .alreadyRunning:
-            note("another overland-sync is uploading this journal")
-            return .ok
-        case .interrupted:
-            Terminal.error("overland-sync: \(journal): interrupted; the unacknowledged points will be sent again")
-            return .tryLater
-        case .retryLater:
-            Terminal.error("overland-sync: \(report.message ?? "try later"); \(report.backlog) points wait for the next try")
-            return .tryLater
-        case .refused:
-            Terminal.error("overland-sync: \(report.message ?? "\(broker) refused the credentials")")
-            return .noPermission
-        case .configurationError:
-            Terminal.error("overland-sync: \(journal): \(report.message ?? "configuration error")")
-            return .configuration
-        case .journalError(let error):
-            Terminal.error("overland-sync: \(error)")
-            return error.exitStatus == .noInput ? .ioError : error.exitStatus
-        case .stateError:
-            Terminal.error("overland-sync: \(journal): \(report.message ?? "the sync state cannot be written")")
-            return .ioError
-        }
+    /// The sender's view of a destination's keys.
+    static func destination(_ destination: Destination, settings: Settings, maxTime: Double?) -> OverlandMQTT.MQTTDestination {
+        var mqtt = OverlandMQTT.MQTTDestination(name: destination.name, url: destination.url,
+                                                deviceID: DeviceIdentity.resolve(flag: destination.deviceID, settings: settings))
+        mqtt.token = destination.token
+        mqtt.username = destination.username
+        mqtt.topic = destination.topic
+        mqtt.discovery = destination.discovery
+        mqtt.keepAlive = destination.keepalive
+        mqtt.protocolVersion = destination.protocolVersion == .v5 ? .v5 : .v311
+        mqtt.caFile = destination.caFile
+        mqtt.loggingMode = destination.loggingMode == .all ? .all : .latest
+        mqtt.sendIntervalSeconds = destination.sendInterval.seconds
+        mqtt.maxTime = maxTime
+        return mqtt
+    }
+
+    /// `HOST:PORT` for messages, or the url without credentials when it does not parse.
+    static func displayURL(_ destination: OverlandMQTT.MQTTDestination) -> String {
+        (try? MQTTBrokerURL(parsing: destination.url))?.description ?? Destination.urlForMessages(destination.url)
     }
 }
 
-extension SyncCommand {
-    /// The MQTT destination the settings and flags describe (the default destination).
-    func mqttDestination(endpoint: String, settings: Settings) -> MQTTDestination {
-        var destination = MQTTDestination(name: "default", url: endpoint,
-                                          deviceID: DeviceIdentity.resolve(flag: deviceID, settings: settings))
-        destination.token = settings.token
-        destination.caFile = caFile ?? settings.caFile
-        destination.maxTime = maxTime
-        destination.loggingMode = settings.main.loggingMode.rawValue == "all" ? .all : .latest
-        destination.keepSentSeconds = Int64(settings.retentionDays) * 86_400
-        return destination
+/// The MQTT senders of this process, one per journal and destination: a `--watch` run keeps
+/// each connection open between runs and answers `TOPIC/cmd` while it waits (`idle`).
+final class MQTTConnections: @unchecked Sendable {
+    static let shared = MQTTConnections()
+
+    private var mutex = pthread_mutex_t()
+    private var senders: [String: MQTTSender] = [:]
+
+    private init() { pthread_mutex_init(&mutex, nil) }
+
+    /// One run of `destination` (the caller holds the journal's cursor lock). With
+    /// `keepOpen` the connection stays for the next run and listens on `TOPIC/cmd`.
+    func run(_ destination: OverlandMQTT.MQTTDestination, journal: Journal, key path: String, cursor: CursorName,
+             holding lock: JournalLock, sendNow: Bool, keepOpen: Bool, onIssue: JournalIssueHandler?) -> SyncReport {
+        let key = path + "\n" + cursor.text
+        pthread_mutex_lock(&mutex)
+        var sender = senders[key]
+        if sender?.destination != destination {
+            sender?.close()
+            sender = MQTTSender(journal: journal, destination: destination, cursor: MQTTCursor(name: cursor), onIssue: onIssue)
+        }
+        if keepOpen { senders[key] = sender } else { senders[key] = nil }
+        pthread_mutex_unlock(&mutex)
+        guard let sender else { return SyncReport(outcome: .interrupted) }
+        sender.listensForCommands = keepOpen
+        return sender.run(holding: lock, sendNow: sendNow)
     }
 
-    /// One drain of the journal at `path` to the broker.
-    func syncMQTT(journalAt path: String, endpoint: String, settings: Settings) throws -> ExitStatus {
-        let journal = try Journal(path: path)
-        let destination = mqttDestination(endpoint: endpoint, settings: settings)
-        if dryRun {
-            let broker = try mqttValidated(destination)
-            Terminal.line("would publish to \(broker) on '\(destination.deviceTopic)' (\(try journal.backlog()) points waiting)")
-            return .ok
-        }
-        let sender = MQTTSender(journal: journal, destination: destination, cursor: MQTTCursor(name: destination.name),
-                                onIssue: IssuePrinter(tool: "overland-sync").handler)
-        let report = sender.run { progress in
-            Terminal.progress("\(path): \(progress.sentRecords) points published")
-        }
-        Terminal.clearProgress()
-        return MQTTSync.describe(report, journal: path, broker: destination.displayURL, verbose: verbose)
-    }
-
-    private func mqttValidated(_ destination: MQTTDestination) throws -> MQTTBrokerURL {
-        do {
-            return try destination.validate()
-        } catch {
-            throw CommandFailure(error.description, status: .configuration)
-        }
-    }
-
-    /// `--watch` to a broker: one connection kept open, a drain every send interval, and
-    /// `TOPIC/cmd` answered in between. Nil when the endpoint is not a broker.
-    func watchMQTTIfBroker() async throws -> ExitStatus? {
-        var settings = try settingsOptions.load()
-        guard let endpoint = url ?? settings.endpoint, MQTTSync.isBrokerURL(endpoint) else { return nil }
-        let path = journals.first ?? settings.journalPath(flag: nil)
-        let journal = try Journal(path: path)
-        var destination = mqttDestination(endpoint: endpoint, settings: settings)
-        _ = try mqttValidated(destination)
-        var sender = MQTTSender(journal: journal, destination: destination, cursor: MQTTCursor(name: destination.name),
-                                onIssue: IssuePrinter(tool: "overland-sync").handler)
-        sender.listensForCommands = true
-        var status = ExitStatus.ok
-        while true {
-            let report = sender.run()
-            status = MQTTSync.describe(report, journal: path, broker: destination.displayURL, verbose: verbose)
-            if status == .configuration || status == .noPermission { return status }
-            let interval = max(settings.sendInterval.seconds ?? 60, 1)
-            let wakeAt = ContinuousClock.now + .seconds(status == .ok ? interval : min(interval, 30))
-            do {
-                try sender.idle(until: wakeAt) { outcome in
-                    handle(outcome, destinationToken: destination.token)
-                }
-            } catch {
-                Terminal.error("overland-sync: \(error.description)")
-                sender.close(gracefully: false)
-                try await Task.sleep(until: wakeAt)
+    /// Waits `duration`, answering commands on every open connection meanwhile
+    /// (`reportLocation` at once; `setConfiguration` applied to the settings file with the
+    /// checks of a server's `set`). Without connections, a plain sleep.
+    func idle(for duration: Duration, settingsPath: String, verbose: Bool) async throws {
+        let deadline = ContinuousClock.now + duration
+        while ContinuousClock.now < deadline {
+            pthread_mutex_lock(&mutex)
+            let open = senders
+            pthread_mutex_unlock(&mutex)
+            if open.isEmpty {
+                try await Task.sleep(until: deadline)
+                return
             }
-            if Task.isCancelled { return status }
-            // The settings may have changed (setConfiguration, the user).
-            let reloaded = try settingsOptions.load()
-            if reloaded != settings {
-                settings = reloaded
-                let changed = mqttDestination(endpoint: url ?? settings.endpoint ?? endpoint, settings: settings)
-                if changed != destination {
-                    sender.close()
-                    destination = changed
-                    sender = MQTTSender(journal: journal, destination: destination, cursor: MQTTCursor(name: destination.name),
-                                        onIssue: IssuePrinter(tool: "overland-sync").handler)
-                    sender.listensForCommands = true
+            for (key, sender) in open.sorted(by: { $0.key < $1.key }) {
+                let slice = min(deadline, ContinuousClock.now + .milliseconds(max(50, 500 / open.count)))
+                do {
+                    try sender.idle(until: slice) { outcome in
+                        Self.report(outcome, destination: sender.destination, settingsPath: settingsPath, verbose: verbose)
+                    }
+                } catch {
+                    // The next run reconnects; meanwhile nothing to listen to.
+                    Terminal.error("overland-sync: \(sender.destination.name): \(error.description)")
+                    sender.close(gracefully: false)
+                    pthread_mutex_lock(&mutex)
+                    if senders[key] === sender { senders[key] = nil }
+                    pthread_mutex_unlock(&mutex)
+                }
+                if !sender.isConnected { 
+                    pthread_mutex_lock(&mutex)
+                    if senders[key] === sender { senders[key] = nil }
+                    pthread_mutex_unlock(&mutex)
                 }
             }
+            try Task.checkCancellation()
+            await Task.yield()
         }
     }
 
-    private func handle(_ outcome: MQTTSender.CommandOutcome, destinationToken: String?) {
+    private static func report(_ outcome: MQTTSender.CommandOutcome, destination: OverlandMQTT.MQTTDestination,
+                               settingsPath: String, verbose: Bool) {
+        let tool = "overland-sync: \(destination.name): "
         switch outcome {
         case .reportedLocation(let published):
             if verbose || !published {
-                Terminal.error("overland-sync: reportLocation: \(published ? "the newest point published" : "no point in the journal to report")")
+                Terminal.error(tool + "reportLocation: " + (published ? "the newest point published" : "no point in the journal to report"))
             }
         case .setConfiguration(let configuration):
-            applyServerSet(OwnTracksConfiguration.settingsSet(from: configuration), token: destinationToken)
+            ServerSetApplier(settingsPath: settingsPath, verbose: verbose)
+                .apply(OwnTracksConfiguration.settingsSet(from: configuration), token: destination.token)
         case .ignored(let why):
-            Terminal.error("overland-sync: cmd ignored: \(why)")
+            Terminal.error(tool + "cmd ignored: \(why)")
         }
     }
-}
-
-extension MQTTDestination {
-    /// The url for messages.
-    var displayURL: String { (try? MQTTBrokerURL(parsing: url))?.description ?? url }
 }
 
 /// OwnTracks' `setConfiguration` onto our settings: the `configuration` object without its

@@ -41,15 +41,18 @@ public struct StatusCommand: ParsableCommand {
     public func run() throws {
         try reportingFailures("overland status") {
             let settings = try journalOptions.settings()
+            let destinations = try journalOptions.settingsOptions.destinations(settings: settings)
             let path = journalOptions.path(with: settings)
             // First use: nothing logged yet at the default place. A journal the user named is not guessed at.
             if journalOptions.journal == nil && settings.journal == nil && !Self.exists(path) {
-                let status = Status.nothingLogged(journalPath: path, settings: settings, now: Journal.currentTime())
+                var status = Status.nothingLogged(journalPath: path, settings: settings, now: Journal.currentTime())
+                status.destinations = destinations.map { DestinationStatus(destination: $0, backlog: 0, sync: SyncState()) }
                 Terminal.output(json ? status.json() : Status.firstUse(journalPath: path) + status.text())
                 return
             }
             let journal = try Journal(path: path)
-            let status = try Status.read(journal: journal, settings: settings, now: Journal.currentTime())
+            var status = try Status.read(journal: journal, settings: settings, now: Journal.currentTime())
+            status.destinations = try DestinationStatus.read(destinations, journal: journal)
             Terminal.output(json ? status.json() : status.text())
         }
     }
@@ -80,6 +83,8 @@ struct Status {
     var journalExists = true
     /// A running logger's input without a fix for a while.
     var noFix: InputState.NoFix? = nil
+    /// Every configured destination (the default one first).
+    var destinations: [DestinationStatus] = []
 
     static func read(journal: Journal, settings: Settings, now: Int64) throws -> Status {
         // The newest location point: trip, visit and action records are not positions.
@@ -154,6 +159,8 @@ struct Status {
         if let (trip, summary) = trip {
             lines.append(("trip", "\(trip.mode) for \(Format.duration(now - trip.start)), \(Format.distance(summary.distance))"))
         }
+        // With several destinations (or one that is not the settings' endpoint), a block each.
+        let blocks = destinations.count > 1 || destinations.contains { !$0.destination.isDefault }
         let perPoint = bytesPerPoint.map { ", \(Double(Int(($0 * 10).rounded())) / 10) B/point" } ?? ""
         if journalExists {
             lines.append(("journal", "\(journalPath): \(footprint.bytes) bytes in \(footprint.segments) segments\(perPoint)"))
@@ -161,7 +168,11 @@ struct Status {
             lines.append(("journal", "\(journalPath): not created yet (overland-log creates it)"))
         }
         let width = lines.map(\.0.count).max() ?? 0
-        return lines.map { $0.0 + String(repeating: " ", count: width + 2 - $0.0.count) + $0.1 + "\n" }.joined()
+        var text = lines.map { $0.0 + String(repeating: " ", count: width + 2 - $0.0.count) + $0.1 + "\n" }.joined()
+        if blocks {
+            for destination in destinations { text += "\n" + destination.text(now: now) }
+        }
+        return text
     }
 
     func json() -> String {
@@ -220,7 +231,12 @@ struct Status {
         writer.appendInteger(footprint.segments)
         writer.appendRaw(#","bytes_per_point":"#)
         if let bytesPerPoint { writer.appendDecimal(bytesPerPoint, maxFractionDigits: 1) } else { writer.appendNull() }
-        writer.appendRaw("}\n")
+        writer.appendRaw(#","destinations":["#)
+        for (index, destination) in destinations.enumerated() {
+            if index > 0 { writer.appendRaw(",") }
+            destination.json(into: &writer)
+        }
+        writer.appendRaw("]}\n")
         return String(decoding: writer.bytes, as: UTF8.self)
     }
 }

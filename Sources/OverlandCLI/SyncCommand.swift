@@ -4,6 +4,7 @@ import Glibc
 import ArgumentParser
 import OverlandJSON
 import OverlandJournal
+import OverlandMQTT
 import OverlandProtocol
 import OverlandRecorder
 import OverlandSettings
@@ -32,9 +33,19 @@ public struct SyncCommand: AsyncParsableCommand {
             OVERLAND_DEVICE_ID and OVERLAND_JOURNAL, then the settings file ('overland \
             config'), then the defaults. The token is never printed in full.
 
+            Destinations ('overland destination'): the settings' endpoint is the \
+            destination named default; each destination has its own cursor, state, \
+            batches, backoff and send interval. A run sends to every destination at once \
+            (--to NAME for some), each when it is due, and one that fails never holds the \
+            others back. --url, --device-id and --ca-file apply to the default one; a \
+            server's set is applied only from the default one.
+
             Exit status: 0 sent or nothing to send, 75 try later (network, time-out, 5xx, \
             not acknowledged), 77 refused (401 or 403), 78 configuration error, 74 the \
-            journal or the sync state cannot be read or written, 64 usage.
+            journal or the sync state cannot be read or written, 65 the journal looks like \
+            a copy, 64 usage. With several destinations, the worst status of them all, \
+            in this order: 78 (and 64), 77, 74, 65, 75, 0, with one line per failing \
+            destination starting with its name.
             """,
         version: OverlandVersion.current
     )
@@ -47,8 +58,13 @@ public struct SyncCommand: AsyncParsableCommand {
 
     @OptionGroup var settingsOptions: SettingsOptions
 
-    @Option(help: ArgumentHelp("The endpoint URL (default: $OVERLAND_URL, else the settings' endpoint).", valueName: "url"))
+    @Option(help: ArgumentHelp("The default destination's URL (default: $OVERLAND_URL, else the settings' endpoint).", valueName: "url"))
     var url: String?
+
+    @Option(name: .customLong("to"), help: ArgumentHelp(
+        "Send to this destination only; repeat for several (default: every destination, each when it is due).",
+        valueName: "name"))
+    var to: [String] = []
 
     @Option(name: .customLong("device-id"), help: "The device id (for the owntracks mode's topic and headers).")
     var deviceID: String?
@@ -90,13 +106,16 @@ public struct SyncCommand: AsyncParsableCommand {
 
     private func runCatching() async -> ExitStatus {
         do {
-            if watch, let status = try await watchMQTTIfBroker() { return status }
             var status = try await syncOnce()
             while watch {
                 let settings = try settingsOptions.load()
-                // Sending off: look again a minute later, the settings may change.
-                let interval = settings.sendInterval.seconds ?? 60
-                try await Task.sleep(for: .seconds(max(interval, 1)))
+                // The shortest send interval of the destinations; sending off: look again
+                // a minute later, the settings may change.
+                let intervals = try selectedDestinations(settings: settings).selected.compactMap(\.sendInterval.seconds)
+                let interval = intervals.min() ?? 60
+                // MQTT destinations keep their connection meanwhile and answer TOPIC/cmd.
+                try await MQTTConnections.shared.idle(for: .seconds(max(interval, 1)), settingsPath: settingsOptions.path,
+                                                      verbose: verbose)
                 status = try await syncOnce()
             }
             return status
@@ -125,27 +144,64 @@ public struct SyncCommand: AsyncParsableCommand {
     /// One pass over every journal; the worst status wins.
     private func syncOnce() async throws -> ExitStatus {
         let settings = try settingsOptions.load()
-        guard let endpoint = url ?? settings.endpoint else {
-            throw CommandFailure("no endpoint: set one with 'overland config set endpoint URL' or OVERLAND_URL", status: .configuration)
-        }
+        let destinations = try selectedDestinations(settings: settings)
         let paths = journals.isEmpty ? [settings.journalPath(flag: nil)] : journals
         var worst = ExitStatus.ok
         for path in paths {
-            let status = MQTTSync.isBrokerURL(endpoint)
-                ? try syncMQTT(journalAt: path, endpoint: endpoint, settings: settings)
-                : try await sync(journalAt: path, endpoint: endpoint, settings: settings)
+            let status = try await sync(journalAt: path, destinations: destinations, settings: settings)
             if status.severity > worst.severity { worst = status }
         }
         return worst
     }
 
-    private func sync(journalAt path: String, endpoint: String, settings: Settings) async throws -> ExitStatus {
+    /// The destinations this run sends to (`--to`, else every one configured) and every
+    /// configured one (whose cursors retention keeps). `--url`, `--device-id` and
+    /// `--ca-file` apply to the default destination.
+    private func selectedDestinations(settings: Settings) throws -> (selected: [Destination], all: [Destination]) {
+        var defaults = settings
+        if let url { defaults.endpoint = url }
+        if let deviceID { defaults.deviceID = deviceID }
+        if let caFile { defaults.caFile = caFile }
+        let all = try settingsOptions.destinations(settings: defaults)
+        guard !all.isEmpty else {
+            throw CommandFailure("no endpoint: set one with 'overland config set endpoint URL' or OVERLAND_URL "
+                                 + "(or add a destination: 'overland destination add NAME URL')", status: .configuration)
+        }
+        guard !to.isEmpty else { return (all, all) }
+        var selected: [Destination] = []
+        for name in to where !selected.contains(where: { $0.name == name }) {
+            guard let destination = all.first(where: { $0.name == name }) else {
+                throw CommandFailure("no destination '\(name)' (configured: \(all.map(\.name).joined(separator: ", ")))", status: .usage)
+            }
+            selected.append(destination)
+        }
+        return (selected, all)
+    }
+
+    private func sync(journalAt path: String, destinations: (selected: [Destination], all: [Destination]),
+                      settings: Settings) async throws -> ExitStatus {
         let journal = try Journal(path: path)
         let trip = try Trip.active(in: journal)
-        let configuration = try syncConfiguration(endpoint: endpoint, settings: settings, journal: journal, trip: trip)
-        // Before anything reaches the HTTP client (a port past 65535 would trap there), and
-        // before the journal's origin: a configuration error is the first thing to fix.
-        try configuration.validate()
+        // Each destination's configuration, or why it cannot work. Checked before anything
+        // reaches the HTTP client (a port past 65535 would trap there), and before the
+        // journal's origin: a configuration error is the first thing to fix.
+        var jobs: [DestinationJob] = []
+        for destination in destinations.selected {
+            let configuration = try syncConfiguration(for: destination, settings: settings, journal: journal, trip: trip)
+            var job = DestinationJob(destination: destination, configuration: configuration)
+            if MQTTSync.isMQTT(destination) {
+                let mqtt = MQTTSync.destination(destination, settings: settings, maxTime: maxTime)
+                job.mqtt = mqtt
+                do { _ = try mqtt.validate() } catch { job.refusal = error.description }
+            } else {
+                do { try configuration.validate() } catch { job.refusal = error.description }
+            }
+            jobs.append(job)
+        }
+        let labelled = destinations.all.count > 1 || destinations.selected.first?.isDefault == false
+        if let refused = jobs.first(where: { $0.refusal != nil }), jobs.allSatisfy({ $0.refusal != nil }), !labelled {
+            throw CommandFailure(refused.refusal!, status: .configuration)
+        }
         if !dryRun {
             for warning in try JournalOrigin.check(journal: journal, acceptCopy: acceptCopy) {
                 Terminal.error("overland-sync: \(path): \(warning)")
@@ -156,46 +212,126 @@ public struct SyncCommand: AsyncParsableCommand {
         }
         let printer = IssuePrinter(tool: "overland-sync")
         if dryRun {
-            let engine = SyncEngine(journal: journal, configuration: configuration, transport: NoTransport())
-            guard let request = try engine.dryRun(onIssue: printer.handler) else {
-                Terminal.line("nothing to send from \(path)")
-                return .ok
-            }
-            Terminal.output(request.displayText + "\n")
-            return .ok
+            return try printDryRun(jobs, journal: journal, path: path, labelled: labelled, printer: printer)
         }
-        let report = try await HTTPClientTransport.withTransport(configuration: configuration) { transport in
-            let engine = SyncEngine(journal: journal, configuration: configuration, transport: transport)
-            return await engine.run(
-                sendNow: now,
-                onProgress: { progress in
-                    Terminal.progress("\(path): \(progress.sentRecords) points sent, \(progress.backlog) waiting")
-                },
-                onSet: { set in applyServerSet(set, token: configuration.token) },
-                onIssue: printer.handler)
-        }
+        let outcome = await send(jobs, journal: journal, path: path, settings: settings,
+                                 readers: destinations.all.compactMap { CursorName($0.name) }, printer: printer)
         Terminal.clearProgress()
+        for warning in outcome.warnings { Terminal.error("overland-sync: \(path): \(warning)") }
         // Only a run that sent something marks where this journal is synced from: a run with
         // nothing to send (most cron runs) writes nothing more.
-        if report.sentRecords > 0, let warning = JournalOrigin.record(journal: journal) {
+        if outcome.reports.contains(where: { $0.report.sentRecords > 0 }), let warning = JournalOrigin.record(journal: journal) {
             Terminal.error("overland-sync: \(path): \(warning)")
         }
-        return describe(report, journal: path, endpoint: configuration.endpoint)
+        var worst = ExitStatus.ok
+        for (job, (_, report)) in zip(jobs, outcome.reports) {
+            let status = describe(report, journal: path, endpoint: job.configuration.endpoint, label: labelled ? job.destination.name : nil)
+            if status.severity > worst.severity { worst = status }
+        }
+        return worst
     }
 
-    private func syncConfiguration(endpoint: String, settings: Settings, journal: Journal, trip: Trip?) throws -> SyncConfiguration {
-        let profile = settings.profile(duringTrip: trip != nil)
-        var configuration = SyncConfiguration(endpoint: endpoint, token: settings.token,
-                                              deviceID: DeviceIdentity.resolve(flag: deviceID, settings: settings))
-        configuration.batchSize = profile.batchSize.count
-        configuration.loggingMode = SyncConfiguration.LoggingMode(rawValue: profile.loggingMode.rawValue) ?? .all
-        configuration.consider2xxSuccessful = settings.consider2xxSuccessful
-        configuration.profile = ReceiverProfile(named: settings.effectiveReceiverProfile.rawValue) ?? .none
-        configuration.sendIntervalSeconds = settings.sendInterval.seconds
-        configuration.caFile = caFile ?? settings.caFile
+    /// `--dry-run`: the first request each destination would be sent.
+    private func printDryRun(_ jobs: [DestinationJob], journal: Journal, path: String, labelled: Bool,
+                        printer: IssuePrinter) throws -> ExitStatus {
+        var worst = ExitStatus.ok
+        for job in jobs {
+            let heading = labelled ? "\(job.destination.name): " : ""
+            if let refusal = job.refusal {
+                Terminal.error("overland-sync: \(heading)\(refusal)")
+                worst = ExitStatus.configuration.severity > worst.severity ? .configuration : worst
+                continue
+            }
+            guard let cursor = CursorName(job.destination.name) else { continue }
+            if let mqtt = job.mqtt {
+                Terminal.line("\(heading)would publish \(try journal.backlog(for: cursor)) points to \(MQTTSync.displayURL(mqtt)) on '\(mqtt.deviceTopic)'")
+                continue
+            }
+            let engine = SyncEngine(journal: journal, configuration: job.configuration, transport: NoTransport(), cursor: cursor)
+            guard let request = try engine.dryRun(onIssue: printer.handler) else {
+                Terminal.line("\(heading)nothing to send from \(path)")
+                continue
+            }
+            if labelled { Terminal.line("# \(job.destination.name)") }
+            Terminal.output(request.displayText + "\n")
+        }
+        return worst
+    }
+
+    /// Sends to every job's destination in one run (`DestinationsRun`).
+    private func send(_ jobs: [DestinationJob], journal: Journal, path: String, settings: Settings,
+                      readers: [CursorName], printer: IssuePrinter) async -> DestinationsRun.Outcome {
+        let names = jobs.compactMap { CursorName($0.destination.name) }
+        let byName = Dictionary(jobs.map { ($0.destination.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let run = DestinationsRun(journal: journal, destinations: names, readers: readers,
+                                  keepSentSeconds: Int64(settings.retentionDays) * 86_400, wallClock: SyncClock.now)
+        let sendNow = now
+        let keepOpen = watch
+        let showProgress = jobs.count == 1
+        let settingsPath = settingsOptions.path
+        let verbose = verbose
+        return await run.run { name, lock in
+            guard let job = byName[name.text] else { return SyncReport(outcome: .configurationError, message: "unknown destination") }
+            if let refusal = job.refusal { return SyncReport(outcome: .configurationError, message: refusal) }
+            if let mqtt = job.mqtt {
+                return MQTTConnections.shared.run(mqtt, journal: journal, key: path, cursor: name, holding: lock,
+                                                  sendNow: sendNow, keepOpen: keepOpen, onIssue: printer.handler)
+            }
+            do {
+                return try await HTTPClientTransport.withTransport(configuration: job.configuration) { transport in
+                    let engine = SyncEngine(journal: journal, configuration: job.configuration, transport: transport, cursor: name,
+                                            wallClock: SyncClock.now)
+                    return await engine.run(
+                        holding: lock, sendNow: sendNow,
+                        onProgress: showProgress ? { (progress: SyncProgress) in
+                            Terminal.progress("\(path): \(progress.sentRecords) points sent, \(progress.backlog) waiting")
+                        } : nil,
+                        // A server's `set` changes the settings file: only the default
+                        // destination's server (the one the settings name) may.
+                        onSet: job.destination.isDefault ? { (set: JSONValue) in
+                            ServerSetApplier(settingsPath: settingsPath, verbose: verbose).apply(set, token: job.configuration.token)
+                        } : nil,
+                        onIssue: printer.handler)
+                }
+            } catch {
+                return SyncReport(outcome: .configurationError, message: "\(error)")
+            }
+        }
+    }
+
+    /// What one destination's run is made of.
+    private struct DestinationJob: Sendable {
+        var destination: Destination
+        var configuration: SyncConfiguration
+        /// The MQTT destination, for the mqtt protocol (`MQTTSender`).
+        var mqtt: OverlandMQTT.MQTTDestination?
+        /// Why it cannot be sent to (a configuration error), or nil.
+        var refusal: String?
+    }
+
+    private func syncConfiguration(for destination: Destination, settings: Settings, journal: Journal,
+                                   trip: Trip?) throws -> SyncConfiguration {
+        var configuration = SyncConfiguration(endpoint: destination.url, token: destination.token,
+                                              deviceID: DeviceIdentity.resolve(flag: destination.deviceID, settings: settings))
+        configuration.wireProtocol = WireProtocol(rawValue: destination.wireProtocol.rawValue) ?? .overland
+        if destination.isDefault {
+            // The default destination follows the trip profile while a trip runs.
+            let profile = settings.profile(duringTrip: trip != nil)
+            configuration.batchSize = profile.batchSize.count
+            configuration.loggingMode = SyncConfiguration.LoggingMode(rawValue: profile.loggingMode.rawValue) ?? .all
+        } else {
+            configuration.batchSize = destination.batchSize.count
+            configuration.loggingMode = SyncConfiguration.LoggingMode(rawValue: destination.loggingMode.rawValue) ?? .all
+        }
+        if destination.wireProtocol == .owntracks { configuration.loggingMode = .owntracks }
+        configuration.consider2xxSuccessful = destination.consider2xxSuccessful
+        configuration.profile = ReceiverProfile(named: destination.profile.rawValue) ?? .none
+        configuration.sendIntervalSeconds = destination.sendInterval.seconds
+        configuration.caFile = destination.caFile
         configuration.maxTime = maxTime
         configuration.userAgent = "overland-sync/\(OverlandVersion.current)"
-        configuration.keepSentSeconds = Int64(settings.retentionDays) * 86_400
+        // Retention runs once for every destination, after the run (DestinationsRun).
+        configuration.keepSentSeconds = nil
         if let trip {
             let summary = try TripSummary.compute(for: trip, in: journal)
             configuration.trip = TripProgress(mode: trip.mode, start: trip.start, distance: summary.distance,
@@ -204,12 +340,87 @@ public struct SyncCommand: AsyncParsableCommand {
         return configuration
     }
 
+    /// One destination's outcome as lines on stderr and an exit status. `label` (the
+    /// destination's name, when several are configured) starts every line about it.
+    private func describe(_ report: SyncReport, journal: String, endpoint: String, label: String?) -> ExitStatus {
+        let tool = "overland-sync: " + (label.map { "\($0): " } ?? "")
+        for warning in report.warnings { Terminal.error("\(tool)\(journal): \(warning)") }
+        let server = endpointForDisplay(endpoint)
+        func note(_ text: String) { if verbose { Terminal.error("\(tool)\(journal): \(text)") } }
+        // Why nothing was sent: said on a terminal (a person waiting for an answer), not
+        // from cron, whose mail would fill with it every minute.
+        func explain(_ text: String) { if verbose || Terminal.stderrIsTerminal { Terminal.error("\(tool)\(journal): \(text)") } }
+        switch report.outcome {
+        case .delivered, .maxTimeReached:
+            let skipped = report.skippedRecords > 0 ? "; \(report.skippedRecords) older skipped (logging mode)" : ""
+            note("\(report.sentRecords) points sent to \(server) in \(report.batches) requests\(skipped); \(report.backlog) waiting")
+            return .ok
+        case .nothingToSend:
+            explain("nothing to send")
+            return .ok
+        case .notDue(let next):
+            explain("not due: the send interval has not passed since the last delivery; next attempt at \(Self.when(next)); --now sends anyway")
+            return .ok
+        case .backingOff(let until):
+            // The engine's message: "backing off after N failed attempt(s) until TIME".
+            let why = report.message?.components(separatedBy: " until ").first ?? "backing off after failures"
+            explain("\(why); next attempt at \(Self.when(until)); --now sends anyway")
+            return .ok
+        case .sendingOff:
+            explain("sending is off (send_interval off); --now sends anyway")
+            return .ok
+        case .alreadyRunning:
+            explain("another overland-sync is uploading this journal")
+            return .ok
+        case .interrupted:
+            Terminal.error("\(tool)\(journal): interrupted; the unacknowledged batch will be sent again")
+            return .tryLater
+        case .retryLater:
+            Terminal.error("\(tool)\(server): \(report.message ?? "not acknowledged"); \(report.backlog) points wait for the next try")
+            return .tryLater
+        case .refused(let status) where status == 0:
+            // MQTT: the broker's CONNACK reason, named by the sender.
+            Terminal.error("\(tool)\(report.message ?? "\(server) refused the credentials: check the username and token")")
+            return .noPermission
+        case .refused(let status):
+            Terminal.error("\(tool)\(server) refused the credentials (HTTP \(status)): check the token")
+            return .noPermission
+        case .configurationError:
+            Terminal.error("\(tool)\(journal): \(report.message ?? "configuration error")")
+            return .configuration
+        case .journalError(let error):
+            Terminal.error("\(tool)\(error)")
+            return error.exitStatus == .noInput ? .ioError : error.exitStatus
+        case .stateError:
+            Terminal.error("\(tool)\(journal): \(report.message ?? "the sync state cannot be written")")
+            return .ioError
+        }
+    }
+
+    /// "2026-11-21T05:22:12Z (in 4 min)": a time to come, absolute and relative.
+    static func when(_ time: Int64) -> String {
+        let seconds = max(0, time - SyncClock.now())
+        let relative = seconds < 60 ? "\(seconds) s" : seconds < 7200 ? "\((seconds + 59) / 60) min" : "\((seconds + 1799) / 3600) h"
+        return "\(ISO8601UTC.string(from: time)) (in \(relative))"
+    }
+
+    /// The endpoint without its user information, query and fragment (a token may ride there).
+    private func endpointForDisplay(_ endpoint: String) -> String {
+        Destination.urlForMessages(endpoint)
+    }
+}
+
+/// Applies a server's `set` to the settings file.
+struct ServerSetApplier: Sendable {
+    let settingsPath: String
+    let verbose: Bool
+
     /// A server's `set`: validated and saved to the settings file, with a warning for
     /// each key or value ignored.
-    func applyServerSet(_ set: JSONValue, token: String?) {
+    func apply(_ set: JSONValue, token: String?) {
         do {
             var outcome = SetOutcome()
-            _ = try SettingsFile.update(path: settingsOptions.path) { settings in
+            _ = try SettingsFile.update(path: settingsPath) { settings in
                 outcome = OverlandSettings.applyServerSet(set, to: &settings)
             }
             for warning in outcome.warnings {
@@ -237,68 +448,6 @@ public struct SyncCommand: AsyncParsableCommand {
         } catch {
             Terminal.error("overland-sync: the server's settings were not saved: \(error)")
         }
-    }
-
-    private func describe(_ report: SyncReport, journal: String, endpoint: String) -> ExitStatus {
-        for warning in report.warnings { Terminal.error("overland-sync: \(journal): \(warning)") }
-        let server = endpointForDisplay(endpoint)
-        func note(_ text: String) { if verbose { Terminal.error("overland-sync: \(journal): \(text)") } }
-        // Why nothing was sent: said on a terminal (a person waiting for an answer), not
-        // from cron, whose mail would fill with it every minute.
-        func explain(_ text: String) { if verbose || Terminal.stderrIsTerminal { Terminal.error("overland-sync: \(journal): \(text)") } }
-        switch report.outcome {
-        case .delivered, .maxTimeReached:
-            let skipped = report.skippedRecords > 0 ? "; \(report.skippedRecords) older skipped (logging mode)" : ""
-            note("\(report.sentRecords) points sent to \(server) in \(report.batches) requests\(skipped); \(report.backlog) waiting")
-            return .ok
-        case .nothingToSend:
-            explain("nothing to send")
-            return .ok
-        case .notDue(let next):
-            explain("not due: the send interval has not passed since the last delivery; next attempt at \(Self.when(next)); --now sends anyway")
-            return .ok
-        case .backingOff(let until):
-            // The engine's message: "backing off after N failed attempt(s) until TIME".
-            let why = report.message?.components(separatedBy: " until ").first ?? "backing off after failures"
-            explain("\(why); next attempt at \(Self.when(until)); --now sends anyway")
-            return .ok
-        case .sendingOff:
-            explain("sending is off (send_interval off); --now sends anyway")
-            return .ok
-        case .alreadyRunning:
-            explain("another overland-sync is uploading this journal")
-            return .ok
-        case .interrupted:
-            Terminal.error("overland-sync: \(journal): interrupted; the unacknowledged batch will be sent again")
-            return .tryLater
-        case .retryLater:
-            Terminal.error("overland-sync: \(server): \(report.message ?? "not acknowledged"); \(report.backlog) points wait for the next try")
-            return .tryLater
-        case .refused(let status):
-            Terminal.error("overland-sync: \(server) refused the credentials (HTTP \(status)): check the token")
-            return .noPermission
-        case .configurationError:
-            Terminal.error("overland-sync: \(journal): \(report.message ?? "configuration error")")
-            return .configuration
-        case .journalError(let error):
-            Terminal.error("overland-sync: \(error)")
-            return error.exitStatus == .noInput ? .ioError : error.exitStatus
-        case .stateError:
-            Terminal.error("overland-sync: \(journal): \(report.message ?? "the sync state cannot be written")")
-            return .ioError
-        }
-    }
-
-    /// "2026-11-21T05:22:12Z (in 4 min)": a time to come, absolute and relative.
-    static func when(_ time: Int64) -> String {
-        let seconds = max(0, time - Journal.currentTime())
-        let relative = seconds < 60 ? "\(seconds) s" : seconds < 7200 ? "\((seconds + 59) / 60) min" : "\((seconds + 1799) / 3600) h"
-        return "\(ISO8601UTC.string(from: time)) (in \(relative))"
-    }
-
-    /// The endpoint without its query string (which may carry a token, as Compass's does).
-    private func endpointForDisplay(_ endpoint: String) -> String {
-        String(endpoint.prefix { $0 != "?" })
     }
 }
 

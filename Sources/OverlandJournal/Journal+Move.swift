@@ -285,7 +285,7 @@ extension Journal {
                 break
             }
         }
-        return max(end, try cursor())
+        return max(end, try highestCursor())
     }
 
     // MARK: - Planning

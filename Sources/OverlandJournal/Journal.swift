@@ -142,58 +142,6 @@ public final class Journal: @unchecked Sendable {
 
     func segmentPath(_ name: SegmentName) -> String { segmentsPath + "/" + name.fileName }
 
-    // MARK: - Cursor
-
-    /// The cursor: the first record not yet acknowledged (0 when nothing was ever sent).
-    /// A cursor that cannot be trusted is refused (journal-format.md section 9).
-    public func cursor() throws(JournalError) -> UInt64 {
-        switch try readCursor() {
-        case .valid(let next): return next
-        case .refused(_, let reason): throw .untrusted(path: cursorPath, reason: reason)
-        }
-    }
-
-    /// What `cursor.json` holds: a valid cursor, or why it is refused.
-    public enum CursorReading: Sendable, Equatable {
-        case valid(UInt64)
-        /// `code`: `cursor-not-file` (a symlink or not a regular file), `cursor-invalid`
-        /// (not the JSON of section 9), `cursor-foreign` (another journal's cursor).
-        case refused(code: String, reason: String)
-    }
-
-    /// Reads `cursor.json`; I/O failures throw, a cursor that cannot be used is `.refused`.
-    public func readCursor() throws(JournalError) -> CursorReading {
-        switch FileSystem.kind(cursorPath) {
-        case .missing: return .valid(0)
-        case .file: break
-        case .symlink: return .refused(code: "cursor-not-file", reason: "is a symbolic link")
-        default: return .refused(code: "cursor-not-file", reason: "not a regular file")
-        }
-        let cursor: JournalCursor
-        do {
-            cursor = try JournalCursor(parsing: FileSystem.readFile(cursorPath, limit: 1024), path: cursorPath)
-        } catch {
-            guard case .untrusted(_, let reason) = error else { throw error }
-            return .refused(code: reason.hasSuffix("symbolic link") || reason == "not a regular file" ? "cursor-not-file" : "cursor-invalid",
-                            reason: reason)
-        }
-        guard cursor.journalID == id else {
-            return .refused(code: "cursor-foreign", reason: "cursor belongs to journal \(cursor.journalID), not \(id)")
-        }
-        return .valid(cursor.next)
-    }
-
-    /// Moves the cursor, durably and atomically (temporary file, fsync, rename, directory fsync).
-    /// A cursor past `SequenceNumber.limit` is refused before anything is written: no
-    /// reader could read it back.
-    public func advanceCursor(to next: UInt64) throws(JournalError) {
-        guard next <= SequenceNumber.limit else {
-            throw .untrusted(path: cursorPath, reason: "cursor \(next) is past the largest sequence number (2^53)")
-        }
-        try FileSystem.replaceAtomically(cursorPath, with: JournalCursor(journalID: id, next: next).encoded,
-                                         faultPrefix: "cursor")
-    }
-
     // MARK: - Counting
 
     /// The sequence number the next appended record will get: one past the newest record.
@@ -206,14 +154,6 @@ public final class Journal: @unchecked Sendable {
             if let end = layout.endSequence { return end }
         }
         return names.last?.firstSequence ?? 0
-    }
-
-    /// Records appended but not yet acknowledged. Damaged ranges count as records until a
-    /// reader skips them.
-    public func backlog() throws(JournalError) -> UInt64 {
-        let end = try endSequence()
-        let next = try cursor()
-        return end > next ? end - next : 0
     }
 
     /// The newest record in the journal, if any.
@@ -252,25 +192,6 @@ public final class Journal: @unchecked Sendable {
     }
 
     // MARK: - Retention
-
-    /// Deletes sealed segments whose records were all acknowledged, once they are older
-    /// than `keepSeconds` (0: at once). The newest segment always stays: it carries the
-    /// sequence numbering on. Returns the names deleted.
-    @discardableResult
-    public func removeSentSegments(keepSeconds: Int64 = 0, now: Int64 = Journal.currentTime()) throws(JournalError) -> [SegmentName] {
-        let names = try segments()
-        let next = try cursor()
-        var removed: [SegmentName] = []
-        for (index, name) in names.enumerated().dropLast() where names[index + 1].firstSequence <= next {
-            let file = segmentPath(name)
-            if keepSeconds > 0, let modified = FileSystem.modificationTime(file), modified + keepSeconds > now { continue }
-            guard try isSealed(name) else { continue }
-            try FileSystem.remove(file)
-            removed.append(name)
-        }
-        if !removed.isEmpty { try FileSystem.syncDirectory(segmentsPath) }
-        return removed
-    }
 
     /// True when the segment ends with a valid seal (a cheap check of its last member).
     public func isSealed(_ name: SegmentName) throws(JournalError) -> Bool {

@@ -257,7 +257,7 @@ public final class JournalAppender {
     private func commitLocked(_ batch: Batch, wallClock: Int64) throws(JournalError) {
         try lock.withLock(.exclusive) { () throws(JournalError) in
             try recover(all: false)
-            endSequence = max(endSequence, try journal.cursor())
+            endSequence = max(endSequence, try journal.highestCursor())
             if let current = active, rotationIsDue(current, wallClock: wallClock) {
                 try seal(active: current)
                 active = nil

@@ -1,15 +1,19 @@
 import OverlandJSON
 
-/// `cursor.json`: the sequence number of the first record not yet acknowledged by the
-/// server. Replaced whole and durably, so after a crash it is the old or the new value.
+/// `cursor.json` (the floor) or `cursors/NAME.json` (one reader's cursor): the sequence
+/// number of the first record not yet acknowledged. Replaced whole and durably, so after a
+/// crash it is the old or the new value.
 public struct JournalCursor: Sendable, Equatable {
     public var journalID: JournalID
     /// The first unsent record's sequence number.
     public var next: UInt64
+    /// The reader's name, in a named cursor (`cursors/NAME.json`); nil in `cursor.json`.
+    public var name: String?
 
-    public init(journalID: JournalID, next: UInt64) {
+    public init(journalID: JournalID, next: UInt64, name: String? = nil) {
         self.journalID = journalID
         self.next = next
+        self.name = name
     }
 
     var encoded: [UInt8] {
@@ -18,6 +22,10 @@ public struct JournalCursor: Sendable, Equatable {
         writer.appendString(journalID.description)
         writer.appendRaw(",\"next\":")
         writer.appendInteger(Int64(next))
+        if let name {
+            writer.appendRaw(",\"name\":")
+            writer.appendString(name)
+        }
         writer.appendRaw("}\n" as StaticString)
         return writer.bytes
     }
@@ -25,8 +33,9 @@ public struct JournalCursor: Sendable, Equatable {
     /// The largest `next`: the cursor after a record numbered 2^53 - 1.
     public static let maxNext: UInt64 = 1 << 53
 
-    /// Parses `cursor.json` (journal-format.md section 9): a JSON object whose `journal_id`
-    /// is 32 hex digits and whose `next` is written as plain decimal digits, from 0 to 2^53.
+    /// Parses a cursor (journal-format.md section 9): a JSON object whose `journal_id` is 32
+    /// hex digits and whose `next` is written as plain decimal digits, from 0 to 2^53. `name`
+    /// is read when it is a string (a named cursor's reader compares it with the file name).
     init(parsing bytes: [UInt8], path: String) throws(JournalError) {
         let value: JSONValue
         do {
@@ -46,6 +55,7 @@ public struct JournalCursor: Sendable, Equatable {
         }
         self.journalID = id
         self.next = next
+        self.name = value["name"]?.string
     }
 
     /// Plain decimal digits without a leading zero (but for 0) as a number, nil on overflow.

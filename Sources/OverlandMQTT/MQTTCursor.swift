@@ -1,33 +1,26 @@
 import OverlandJournal
+import OverlandSync
 
-/// The journal as one reader sees it: a destination's cursor, and the lock every reader
-/// that moves a cursor or deletes segments holds. The sender uses the journal only through
-/// this.
+/// The journal as one MQTT destination sees it: its named cursor (journal-format.md,
+/// section 9). The sender uses the journal only through this and the journal's reader.
+/// Cursor writes go through `CursorWrites`, in turn with the other destinations of the run.
 public struct MQTTCursor: Sendable {
     /// The destination's cursor name.
-    public let name: String
+    public let name: CursorName
 
-    public init(name: String) {
+    public init(name: CursorName) {
         self.name = name
     }
 
-    func lock(_ journal: Journal) throws(JournalError) -> JournalLock? {
-        try journal.tryLock("sync.lock")
-    }
-
     func read(_ journal: Journal) throws(JournalError) -> UInt64 {
-        try journal.cursor()
+        try journal.cursor(for: name)
     }
 
     func advance(_ journal: Journal, to next: UInt64) throws(JournalError) {
-        try journal.advanceCursor(to: next)
+        try CursorWrites.advance(journal, name, to: next)
     }
 
     func backlog(_ journal: Journal) throws(JournalError) -> UInt64 {
-        try journal.backlog()
-    }
-
-    func removeSentSegments(_ journal: Journal, keepSeconds: Int64) throws(JournalError) {
-        try journal.removeSentSegments(keepSeconds: keepSeconds)
+        try journal.backlog(for: name)
     }
 }

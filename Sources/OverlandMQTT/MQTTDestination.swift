@@ -46,8 +46,8 @@ public struct MQTTDestination: Sendable, Equatable {
     /// QoS 1 publishes whose position the cursor has not recorded yet, at most: what a
     /// broker lost mid-drain or a kill -9 can cost in duplicates on the next run.
     public var inFlightWindow = 100
-    /// How long delivered segments are kept, in seconds; nil keeps them forever.
-    public var keepSentSeconds: Int64? = 0
+    /// The least time between two runs that send, in seconds; nil when sending is off.
+    public var sendIntervalSeconds: Int? = 300
 
     public init(name: String, url: String, deviceID: String) {
         self.name = name
@@ -81,7 +81,9 @@ public struct MQTTDestination: Sendable, Equatable {
         if credentials.username == nil, credentials.password != nil {
             throw .configuration("a token (password) needs a user name: set 'username' (or a token 'user:password')")
         }
-        guard (5...65_535).contains(keepAlive) else { throw .configuration("keepalive \(keepAlive) is not from 5 to 65535 seconds") }
+        guard keepAlive == 0 || (5...65_535).contains(keepAlive) else {
+            throw .configuration("keepalive \(keepAlive) is not 0 (off) or from 5 to 65535 seconds")
+        }
         guard (1...1000).contains(inFlightWindow) else { throw .configuration("the in-flight window is from 1 to 1000") }
         guard connectTimeout > 0, requestTimeout > 0 else { throw .configuration("timeouts must be positive") }
         if let maxTime, !(maxTime > 0) { throw .configuration("max time must be positive") }

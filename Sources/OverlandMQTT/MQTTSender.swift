@@ -31,6 +31,8 @@ public final class MQTTSender {
     private var listening = false
     /// Subscribe to `TOPIC/cmd` on connecting (for `--watch`).
     public var listensForCommands = false
+    /// Whether the connection is open (kept between runs in `--watch`).
+    public var isConnected: Bool { client?.isConnected ?? false }
 
     public init(journal: Journal, destination: MQTTDestination, cursor: MQTTCursor,
                 onIssue: JournalIssueHandler? = nil,
@@ -43,32 +45,79 @@ public final class MQTTSender {
         messages = OwnTracksMessages(destination: destination)
     }
 
-    /// One drain under the journal's cursor lock: connects (or reuses the connection),
-    /// publishes discovery when asked, then every waiting point. Never throws: the report
-    /// says what happened (its outcome maps to the exit status as HTTP's does; a refusal
-    /// of the credentials is `.refused(status: CONNACK code)`).
-    public func run(onProgress: ((SyncProgress) -> Void)? = nil) -> SyncReport {
+    /// One run for a caller that holds the journal's cursor lock (`DestinationsRun`):
+    /// unless `sendNow`, nothing while sending is off, the backoff holds or the send
+    /// interval has not passed (the destination's `state/sync-NAME.json`, as the HTTP
+    /// destinations keep it); then connects (or reuses the connection), publishes discovery
+    /// when asked, then every waiting point. Never throws: the report says what happened,
+    /// and its outcome maps to the exit status as HTTP's does (a refusal of the credentials
+    /// is `.refused(status: 0)`, its message naming the CONNACK's reason).
+    public func run(holding lock: JournalLock, sendNow: Bool = false,
+                    onProgress: ((SyncProgress) -> Void)? = nil) -> SyncReport {
+        defer { withExtendedLifetime(lock) {} }
         let broker: MQTTBrokerURL
         do {
             broker = try destination.validate()
         } catch {
-            return SyncReport(outcome: .configurationError, message: error.description)
+            return SyncReport(outcome: .configurationError, message: error.description + "; points kept")
         }
-        let lock: JournalLock
+        let stateName = SyncState.fileName(forDestination: cursor.name.text)
+        var state: SyncState
         do {
-            guard let acquired = try cursor.lock(journal) else {
-                return SyncReport(outcome: .alreadyRunning, message: "another sync of this journal is running")
-            }
-            lock = acquired
-            try journal.requireWritable(journal.path)
-            if let intent = try journal.pendingMove() {
-                return SyncReport(outcome: .configurationError,
-                                  message: "\(intent); finish it with 'overland journal move' (or --abort) first")
-            }
+            state = try SyncState.load(journal: journal, destination: cursor.name.text)
         } catch {
-            return SyncReport(outcome: .journalError(error), message: error.description)
+            return SyncReport(outcome: .stateError, message: error.description)
         }
-        defer { withExtendedLifetime(lock) {} }
+        let now = wallClock()
+        if !sendNow, let held = schedule(state: state, now: now) { return held }
+
+        var report = drain(broker: broker)
+        state.skippedRecords += UInt64(report.skippedRecords)
+        switch report.outcome {
+        case .delivered, .maxTimeReached:
+            state.lastAttempt = now
+            state.lastSuccess = wallClock()
+            state.consecutiveFailures = 0
+            state.nextAttempt = nil
+            state.lastError = nil
+        case .retryLater, .refused, .configurationError:
+            state.lastAttempt = now
+            let failedAt = wallClock()
+            state.consecutiveFailures += 1
+            state.lastFailure = failedAt
+            state.lastError = report.message
+            let delay = backoff.delay(afterFailures: state.consecutiveFailures, random: Double.random(in: 0..<1))
+            state.nextAttempt = failedAt + Int64(delay.rounded(.up))
+        default:
+            break
+        }
+        if report.outcome != .nothingToSend || state.consecutiveFailures > 0 {
+            do { try state.save(in: journal, as: stateName) } catch { report.warnings.append(error.description) }
+        }
+        return report
+    }
+
+    private let backoff = SyncBackoff()
+
+    /// Why a run must not send now, or nil when it may (as the HTTP engine decides).
+    private func schedule(state: SyncState, now: Int64) -> SyncReport? {
+        guard let interval = destination.sendIntervalSeconds else {
+            return SyncReport(outcome: .sendingOff,
+                              message: "sending is off (send interval 'off'): nothing is sent until it is changed back, or with --now")
+        }
+        if let next = state.nextAttempt, next > now, next <= now + Int64(backoff.longestWait) {
+            return SyncReport(outcome: .backingOff(until: next),
+                              message: "backing off after \(state.consecutiveFailures) failed attempt(s) until \(ISO8601UTC.string(from: next))")
+        }
+        if interval > 0, let last = state.lastSuccess, last + Int64(interval) > now, last <= now {
+            let next = last + Int64(interval)
+            return SyncReport(outcome: .notDue(nextSend: next), message: "next send due at \(ISO8601UTC.string(from: next))")
+        }
+        return nil
+    }
+
+    /// Connects when needed, publishes discovery, then the points.
+    private func drain(broker: MQTTBrokerURL) -> SyncReport {
         var report = SyncReport(outcome: .nothingToSend)
         do {
             let waiting = try cursor.backlog(journal)
@@ -79,7 +128,7 @@ public final class MQTTSender {
             try connectIfNeeded(broker: broker)
             if destination.discovery { try publishDiscovery() }
             switch destination.loggingMode {
-            case .all: try drainAll(into: &report, onProgress: onProgress)
+            case .all: try drainAll(into: &report, onProgress: nil)
             case .latest: try drainLatest(into: &report)
             }
         } catch let error as MQTTError {
@@ -97,9 +146,6 @@ public final class MQTTSender {
             close(gracefully: false)
             report.outcome = .retryLater
             report.message = "\(error)"
-        }
-        if case .delivered = report.outcome, let keep = destination.keepSentSeconds {
-            do { try cursor.removeSentSegments(journal, keepSeconds: keep) } catch { report.warnings.append(error.description) }
         }
         report.backlog = (try? cursor.backlog(journal)) ?? 0
         if report.outcome == .configurationError, let message = report.message {

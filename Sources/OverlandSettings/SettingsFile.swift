@@ -269,7 +269,7 @@ public enum SettingsFile {
 }
 
 /// Pretty-printed JSON: one member per line, members in the order written.
-private struct PrettyWriter {
+struct PrettyWriter {
     var json = JSONWriter()
     private var hasMembers: [Bool] = []
 

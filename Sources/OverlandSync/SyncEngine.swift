@@ -6,7 +6,7 @@ import OverlandProtocol
 /// through a `Transport`, and moves the cursor only after the server acknowledged a batch.
 ///
 /// A run, in order:
-/// 1. takes the journal's sync lock (`state/sync.lock`); a run that finds it taken ends
+/// 1. takes the journal's cursor lock (`state/sync.lock`); a run that finds it taken ends
 ///    at once with `.alreadyRunning`;
 /// 2. unless told to send now, does nothing while sending is off, while the backoff after
 ///    failures holds, or while the send interval since the last delivery has not passed;
@@ -23,6 +23,8 @@ public final class SyncEngine: Sendable {
     public let journal: Journal
     /// What and where to send.
     public let configuration: SyncConfiguration
+    /// The destination: the journal cursor this engine reads from and moves.
+    public let cursorName: CursorName
     private let transport: any Transport
     private let backoff: SyncBackoff
     private let wallClock: @Sendable () -> Int64
@@ -34,6 +36,7 @@ public final class SyncEngine: Sendable {
         journal: Journal,
         configuration: SyncConfiguration,
         transport: any Transport,
+        cursor: CursorName = .default,
         backoff: SyncBackoff = SyncBackoff(),
         wallClock: @escaping @Sendable () -> Int64 = { Journal.currentTime() },
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
@@ -41,13 +44,11 @@ public final class SyncEngine: Sendable {
         self.journal = journal
         self.configuration = configuration
         self.transport = transport
+        self.cursorName = cursor
         self.backoff = backoff
         self.wallClock = wallClock
         self.random = random
     }
-
-    /// `state/sync.lock`, also taken by `overland journal move`.
-    static let lockName = "sync.lock"
 
     /// Runs once (see the type's description). `sendNow` ignores the send interval, the
     /// backoff and a send interval that is off. `onProgress` hears after each delivered
@@ -65,32 +66,72 @@ public final class SyncEngine: Sendable {
             return SyncReport(outcome: .configurationError, message: error.description)
         }
         let lock: JournalLock
-        var state: SyncState
-        var warnings: [String] = []
+        switch Self.lockForRun(journal) {
+        case .refused(let report): return report
+        case .locked(let acquired): lock = acquired
+        }
+        let report = await run(holding: lock, sendNow: sendNow, onProgress: onProgress, onSet: onSet, onIssue: onIssue)
+        // Held until here: the lock covers the whole run, state file included.
+        withExtendedLifetime(lock) {}
+        return report
+    }
+
+    /// The journal's cursor lock for a run, or the report of a run that cannot start.
+    public enum RunLock: Sendable {
+        case locked(JournalLock)
+        case refused(SyncReport)
+    }
+
+    /// Takes the journal's cursor lock for a run (one run at a time), after checking that
+    /// the journal can record what is sent: writable, and no interrupted move pending. A
+    /// run over several destinations takes it once for them all (`run(holding:)`).
+    public static func lockForRun(_ journal: Journal) -> RunLock {
         do {
             // One run at a time: the kernel lets go of the lock however the process ends.
-            guard let acquired = try journal.tryLock(Self.lockName) else {
-                return SyncReport(outcome: .alreadyRunning, message: "another sync of this journal is running")
+            guard let acquired = try journal.tryLockCursors() else {
+                return .refused(SyncReport(outcome: .alreadyRunning, message: "another sync of this journal is running"))
             }
-            lock = acquired
             // On read-only media the cursor cannot record what the server acknowledges: a
             // batch sent from here would be sent again by every later run.
             do {
                 try journal.requireWritable(journal.path)
             } catch {
-                return SyncReport(outcome: .journalError(error), message: error.description)
+                return .refused(SyncReport(outcome: .journalError(error), message: error.description))
             }
             // An interrupted `overland journal move` owns the segments it names until it is
             // finished or aborted: sending them from here too would upload them twice.
             if let intent = try journal.pendingMove() {
-                return SyncReport(outcome: .configurationError, message: Self.pendingMoveMessage(intent))
+                return .refused(SyncReport(outcome: .configurationError, message: Self.pendingMoveMessage(intent)))
             }
-            if let bytes = try journal.readState(SyncState.fileName) {
+            return .locked(acquired)
+        } catch {
+            return .refused(SyncReport(outcome: .stateError, message: "\(error)"))
+        }
+    }
+
+    /// Runs once, like `run`, for a caller that holds the journal's cursor lock
+    /// (`lockForRun`) for the whole run: a run over several destinations.
+    public func run(
+        holding lock: JournalLock,
+        sendNow: Bool = false,
+        onProgress: ((SyncProgress) -> Void)? = nil,
+        onSet: ((JSONValue) -> Void)? = nil,
+        onIssue: JournalIssueHandler? = nil
+    ) async -> SyncReport {
+        do {
+            try configuration.validate()
+        } catch {
+            return SyncReport(outcome: .configurationError, message: error.description)
+        }
+        var state: SyncState
+        var warnings: [String] = []
+        do {
+            if let bytes = try journal.readState(stateFileName) {
                 if let parsed = SyncState(parsing: bytes) {
                     state = parsed
                 } else {
                     state = SyncState()
-                    warnings.append("ignoring unreadable sync state '\(journal.statePath(of: SyncState.fileName))'")
+                    warnings.append("ignoring unreadable sync state '\(journal.statePath(of: stateFileName))'")
                 }
             } else {
                 state = SyncState()
@@ -99,11 +140,13 @@ public final class SyncEngine: Sendable {
             return SyncReport(outcome: .stateError, message: "\(error)")
         }
         var report = await drain(state: &state, sendNow: sendNow, onProgress: onProgress, onSet: onSet, onIssue: onIssue)
-        // Held until here: the lock covers the whole run, state file included.
         withExtendedLifetime(lock) {}
         report.warnings.insert(contentsOf: warnings, at: 0)
         return report
     }
+
+    /// This destination's state file in the journal's `state/`.
+    var stateFileName: String { SyncState.fileName(forDestination: cursorName.text) }
 
     static func pendingMoveMessage(_ intent: JournalMoveIntent) -> String {
         "\(intent); finish it with 'overland journal move' (or --abort) first"
@@ -113,7 +156,7 @@ public final class SyncEngine: Sendable {
     /// nothing waits. Takes no lock and changes nothing: for `--dry-run`.
     public func dryRun(onIssue: JournalIssueHandler? = nil) throws -> SyncRequest? {
         try configuration.validate()
-        let builder = BatchBuilder(journal: journal, configuration: configuration, cursor: try journal.cursor(), onIssue: onIssue)
+        let builder = BatchBuilder(journal: journal, configuration: configuration, cursor: try journal.cursor(for: cursorName), onIssue: onIssue)
         return try builder.next()?.request?.redacted(secret: configuration.effectiveToken)
     }
 
@@ -142,7 +185,7 @@ public final class SyncEngine: Sendable {
 
         let builder: BatchBuilder
         do {
-            builder = BatchBuilder(journal: journal, configuration: configuration, cursor: try journal.cursor(), onIssue: onIssue)
+            builder = BatchBuilder(journal: journal, configuration: configuration, cursor: try journal.cursor(for: cursorName), onIssue: onIssue)
         } catch {
             return SyncReport(outcome: .journalError(error), message: error.description)
         }
@@ -181,7 +224,7 @@ public final class SyncEngine: Sendable {
             guard let request = batch.request else {
                 // Nothing sendable in this range (OwnTracks, no location): it counts as handled.
                 do {
-                    try journal.advanceCursor(to: batch.next)
+                    try CursorWrites.advance(journal, cursorName, to: batch.next)
                     cursorMoved = true
                 } catch {
                     failure = (.journalError(error), error.description)
@@ -226,7 +269,7 @@ public final class SyncEngine: Sendable {
                 // acknowledged, not yet recorded. The next run must resend the same batch.
                 FaultPoint.reach("sync.after-reply")
                 do {
-                    try journal.advanceCursor(to: batch.next)
+                    try CursorWrites.advance(journal, cursorName, to: batch.next)
                 } catch {
                     // Delivered but not recorded: the batch will be sent again.
                     failure = (.journalError(error), error.description)
@@ -245,7 +288,7 @@ public final class SyncEngine: Sendable {
                     // Clear the backoff at once, so that a run killed during a long drain
                     // does not leave the next one waiting.
                     stateSavedAfterRecovery = true
-                    do { try state.save(in: journal) } catch { report.warnings.append(error.description) }
+                    do { try state.save(in: journal, as: stateFileName) } catch { report.warnings.append(error.description) }
                 }
                 if let set = reply.set { onSet?(set) }
                 onProgress?(SyncProgress(sentRecords: report.sentRecords, batches: report.batches,
@@ -282,11 +325,11 @@ public final class SyncEngine: Sendable {
         if report.outcome == .nothingToSend {
             report.message = "nothing to send"
         }
-        do { try state.save(in: journal) } catch { report.warnings.append(error.description) }
+        do { try state.save(in: journal, as: stateFileName) } catch { report.warnings.append(error.description) }
         if cursorMoved, let keep = configuration.keepSentSeconds {
-            do { try journal.removeSentSegments(keepSeconds: keep) } catch { report.warnings.append(error.description) }
+            do { try journal.removeSentSegments(keepSeconds: keep, now: wallClock(), readers: [cursorName]) } catch { report.warnings.append(error.description) }
         }
-        report.backlog = (try? journal.backlog()) ?? 0
+        report.backlog = (try? journal.backlog(for: cursorName)) ?? 0
         if report.outcome == .configurationError, let message = report.message {
             report.message = message + "; \(report.backlog) points kept"
         }

@@ -38,19 +38,25 @@ public struct SyncState: Sendable, Equatable {
     /// Creates an empty state: never sent, never failed.
     public init() {}
 
-    /// The file name inside the journal's state directory.
+    /// The file name inside the journal's state directory (the default destination's).
     public static let fileName = "sync.json"
 
-    /// The state of `journal`'s sync, or an empty state when there is none yet (or it does
-    /// not parse).
-    public static func load(journal: Journal) throws(JournalError) -> SyncState {
-        guard let bytes = try journal.readState(fileName) else { return SyncState() }
+    /// The state file of the destination `name`: `sync.json` for `default` (as before
+    /// destinations existed), `sync-NAME.json` for the others.
+    public static func fileName(forDestination name: String) -> String {
+        name == "default" ? fileName : "sync-\(name).json"
+    }
+
+    /// The state of `journal`'s sync to the destination `destination`, or an empty state
+    /// when there is none yet (or it does not parse).
+    public static func load(journal: Journal, destination: String = "default") throws(JournalError) -> SyncState {
+        guard let bytes = try journal.readState(fileName(forDestination: destination)) else { return SyncState() }
         return SyncState(parsing: bytes) ?? SyncState()
     }
 
-    /// Replaces the journal's sync state whole and durably.
-    func save(in journal: Journal) throws(JournalError) {
-        try journal.writeState(Self.fileName, encoded)
+    /// Replaces the state file `name` whole and durably.
+    public func save(in journal: Journal, as name: String = SyncState.fileName) throws(JournalError) {
+        try journal.writeState(name, encoded)
     }
 
     /// Reads the file's JSON; nil when it is not a JSON object.

@@ -128,6 +128,7 @@ final class ReliabilitySandbox: @unchecked Sendable {
             "XDG_DATA_HOME": directory.appending("data"),
             "XDG_STATE_HOME": directory.appending("state"),
             "OVERLAND_CONFIG": nil, "OVERLAND_URL": nil, "OVERLAND_TOKEN": nil, "OVERLAND_JOURNAL": nil, "OVERLAND_FAULT_POINT": nil,
+            "OVERLAND_TEST_NOW": nil,
             // The device the journals are made for, so that the sync's copy detection
             // knows them as this machine's own.
             "OVERLAND_DEVICE_ID": "reliability",

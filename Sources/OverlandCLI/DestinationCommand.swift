@@ -1,0 +1,387 @@
+import ArgumentParser
+import OverlandJSON
+import OverlandProtocol
+import OverlandSettings
+
+/// `overland destination`: the receivers the journal is sent to, each with its own cursor.
+public struct DestinationCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "destination",
+        abstract: "Add, change, list and remove the receivers points are sent to.",
+        discussion: """
+            One journal can feed several receivers: each destination has a name, a url, a \
+            protocol (overland, owntracks, traccar or mqtt), its own settings (token, \
+            device_id, batch_size, logging_mode, send_interval, profile...) and its own \
+            cursor in the journal, so a receiver that is down never holds the others back \
+            and never loses its own backlog. overland-sync sends to every destination that \
+            is due (--to NAME for some).
+
+            The destination named 'default' is the settings file's endpoint, token, \
+            batch_size, logging_mode, send_interval...: what 'overland config' and setup \
+            links change. The others live in destinations.json beside the settings file \
+            (mode 0600).
+
+            A new destination starts at the journal's end: it gets the points logged from \
+            now on. --from-start gives it every record still in the journal instead. Its \
+            cursor is written into the configured journal (--journal, $OVERLAND_JOURNAL, the \
+            settings' journal, or the default one); 'remove' deletes that cursor, which \
+            releases the segments only it still needed.
+
+            Tokens are never printed: 'show' says whether one is set. To keep a token out \
+            of the shell history and the process list, add reads it with --token-stdin and \
+            set with --stdin.
+
+            Examples:
+              overland destination add traccar http://traccar.example:5055 --protocol traccar
+              pass show dawarich | overland destination add dawarich \\
+                  'https://dawarich.example/api/v1/overland/batches' --profile dawarich --token-stdin
+              overland destination set traccar device_id van-42
+              overland destination list
+              overland destination remove traccar
+
+            Exit status: 0 done; 64 a bad name, key, value or argument; 74 a file cannot be \
+            read or written; 75 a sync is running (try again); 77 permission denied; 78 the \
+            settings or destinations file is malformed.
+            """,
+        subcommands: [Add.self, SetValue.self, List.self, Show.self, Remove.self],
+        defaultSubcommand: List.self
+    )
+
+    static let tool = "overland destination"
+
+    public init() {}
+
+    /// `name` when it is a destination name, else a usage error saying what a name is.
+    static func checkedName(_ name: String) throws -> String {
+        guard Destination.isValidName(name) else {
+            throw CommandFailure("invalid destination name \(quotedName(name)): a name is \(Destination.nameAllowed)", status: .usage)
+        }
+        return name
+    }
+
+    static func quotedName(_ name: String) -> String { "'" + name + "'" }
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a destination; it starts at the journal's end.",
+            discussion: """
+                NAME is 1 to 32 characters of a-z, 0-9, '_' and '-' (it names the cursor in \
+                the journal). URL is http(s) for overland, owntracks and traccar, mqtt:// or \
+                mqtts:// for mqtt. When the url's path names a receiver (Compass's \
+                /api/input...), the profile it needs is suggested, never applied silently: \
+                give --profile.
+
+                The destination gets the points logged from now on (its cursor is placed \
+                at the journal's end); --from-start sends it every record still in the \
+                journal. 'overland destination set NAME KEY VALUE' changes the rest.
+
+                Examples:
+                  overland destination add wayfinder https://wayfinder.example/api/overland --profile wayfinder --token-stdin
+                  overland destination add traccar http://traccar.example:5055 --protocol traccar --from-start
+                """)
+
+        @OptionGroup var journalOptions: JournalOptions
+        @Argument(help: ArgumentHelp("The destination's name, such as traccar.", valueName: "name")) var name: String
+        @Argument(help: ArgumentHelp("Where points go.", valueName: "url")) var url: String
+        @Option(name: .customLong("protocol"), help: ArgumentHelp("overland (default), owntracks, traccar or mqtt.", valueName: "protocol"))
+        var wireProtocol: String?
+        @Option(help: ArgumentHelp("The receiver's quirks: \(ReceiverProfileName.allowedNames).", valueName: "name"))
+        var profile: String?
+        @Option(name: .customLong("device-id"), help: ArgumentHelp("The device id sent to this destination (default: the settings').", valueName: "id"))
+        var deviceID: String?
+        @Flag(name: .customLong("token-stdin"), help: "Read the token from the first line of standard input.")
+        var tokenStdin = false
+        @Flag(name: .customLong("from-start"), help: "Send every record still in the journal, not only those logged from now on.")
+        var fromStart = false
+
+        func run() throws {
+            try reportingFailures(DestinationCommand.tool) {
+                let name = try DestinationCommand.checkedName(self.name)
+                guard name != Destination.defaultName else {
+                    throw CommandFailure("'default' is the settings' destination: 'overland config set endpoint URL' sets its url",
+                                         status: .usage)
+                }
+                var destination = Destination(name: name, url: "")
+                if let wireProtocol {
+                    guard let chosen = DestinationProtocol(name: wireProtocol.lowercased()) else {
+                        throw CommandFailure("invalid value \"\(wireProtocol)\" for \"protocol\" (allowed: \(DestinationProtocol.allowedNames))",
+                                             status: .usage)
+                    }
+                    destination.wireProtocol = chosen
+                }
+                try apply("url", url, to: &destination)
+                if let profile { try apply("profile", profile, to: &destination) }
+                if let deviceID { try apply("device_id", deviceID, to: &destination) }
+                if tokenStdin { try apply("token", try ConfigInput.firstLine(), to: &destination) }
+
+                let settings = try journalOptions.settings()
+                let settingsOptions = journalOptions.settingsOptions
+                // Fails on a damaged file before the journal is touched.
+                if try settingsOptions.loadDestinationsFile().contains(where: { $0.name == name }) {
+                    throw CommandFailure("destination '\(name)' exists: 'overland destination set \(name) KEY VALUE' changes it",
+                                         status: .usage)
+                }
+                let journalPath = journalOptions.path(with: settings)
+                let start = try DestinationCursors.place(name, journalPath: journalPath, fromStart: fromStart) {
+                    _ = try DestinationsFile.update(path: settingsOptions.destinationsPath) { destinations in
+                        guard !destinations.contains(where: { $0.name == name }) else {
+                            throw CommandFailure("destination '\(name)' exists", status: .usage)
+                        }
+                        destinations.append(destination)
+                    }
+                }
+                Terminal.line("added \(name): \(destination.wireProtocol) to \(Destination.urlForMessages(destination.url))"
+                              + (destination.profile == .none ? "" : ", profile \(destination.profile.rawValue)"))
+                Terminal.line(start.description(fromStart: fromStart))
+                if profile == nil, let suggestion = ReceiverProfile.suggested(forURL: destination.url) {
+                    Terminal.error("\(DestinationCommand.tool): note: \(suggestion.reason): 'overland destination set \(name) profile "
+                                   + "\(suggestion.profile.name)' applies the \(suggestion.profile.name) profile (not applied)")
+                }
+            }
+        }
+
+        private func apply(_ key: String, _ value: String, to destination: inout Destination) throws {
+            do throws(SettingsError) {
+                try DestinationKey(named: key).set(value, in: &destination)
+            } catch {
+                throw error.usageFailure
+            }
+        }
+    }
+
+    struct SetValue: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set",
+            abstract: "Change one key of a destination.",
+            discussion: """
+                Keys: url, protocol, profile, token, device_id, send_interval, ca_file; for \
+                overland also batch_size, logging_mode and consider_2xx_successful; for mqtt \
+                topic, username, discovery, keepalive and protocol_version. A key the \
+                destination's protocol does not take is refused. Values are checked as \
+                'overland config set' checks them.
+
+                NAME default changes the settings file: 'destination set default url URL' \
+                is 'config set endpoint URL'. The default destination speaks overland.
+
+                Prints what changed; a token is shown as set or not set.
+
+                Examples:
+                  overland destination set traccar url http://traccar.example:5055
+                  overland destination set wayfinder send_interval 1m
+                  pass show traccar | overland destination set home token --stdin
+                """)
+
+        @OptionGroup var settingsOptions: SettingsOptions
+        @Argument(help: ArgumentHelp("The destination.", valueName: "name")) var name: String
+        @Argument(help: ArgumentHelp("The key, such as url or batch_size.", valueName: "key")) var key: String
+        @Argument(help: ArgumentHelp("The new value.", valueName: "value")) var value: String?
+        @Flag(help: "Read the value from the first line of standard input instead of the command line.") var stdin = false
+
+        func validate() throws {
+            if value == nil && !stdin { throw ValidationError("missing <value> (or --stdin to read it from standard input)") }
+            if value != nil && stdin { throw ValidationError("give <value> or --stdin, not both") }
+        }
+
+        func run() throws {
+            try reportingFailures(DestinationCommand.tool) {
+                let name = try DestinationCommand.checkedName(self.name)
+                let key: DestinationKey
+                do throws(SettingsError) { key = try DestinationKey(named: self.key) } catch { throw error.usageFailure }
+                let text = try value ?? ConfigInput.firstLine()
+                if name == Destination.defaultName {
+                    try setDefault(key, text)
+                    return
+                }
+                var changes: [SettingChange] = []
+                var current: Destination?
+                _ = try DestinationsFile.update(path: settingsOptions.destinationsPath) { destinations in
+                    guard let index = destinations.firstIndex(where: { $0.name == name }) else {
+                        throw DestinationCommand.unknown(name, among: destinations)
+                    }
+                    let old = destinations[index]
+                    do throws(SettingsError) { try key.set(text, in: &destinations[index]) } catch { throw error.usageFailure }
+                    changes = destinations[index].differences(from: old)
+                    current = destinations[index]
+                }
+                let unchanged = "\(name).\(key.name): \(current.map { DestinationCommand.shown(key, in: $0) } ?? "") (unchanged)"
+                ConfigOutput.changeLines(changes, nothing: unchanged).forEach(Terminal.line)
+            }
+        }
+
+        /// The default destination is the settings file: its keys are settings keys.
+        private func setDefault(_ key: DestinationKey, _ text: String) throws {
+            guard let settingsName = key.settingsKey else {
+                throw CommandFailure(
+                    "the default destination (the settings' endpoint) speaks overland: it has no \(key.name) (\(key.takenBy) takes it); "
+                        + "'overland destination add NAME URL --protocol ...' adds a destination that speaks another protocol",
+                    status: .usage)
+            }
+            let settingKey = try CommandLineSettings.key(settingsName)
+            let (settings, changes) = try settingsOptions.update { settings throws(SettingsError) in
+                try settingKey.set(text, in: &settings)
+            }
+            let shown = ConfigOutput.shown(ConfigOutput.redactedValue(of: settingKey, in: settings))
+            ConfigOutput.changeLines(changes, nothing: "\(settingKey.name): \(shown) (unchanged)").forEach(Terminal.line)
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the destinations: name, protocol, url, profile.",
+            discussion: """
+                One line per destination, the default one (the settings' endpoint) first. \
+                Urls are shown without their query and user information, where a token may \
+                ride. With --json, an array of objects with every key (token: true or false).
+
+                Examples:
+                  overland destination list
+                  overland destination list --json | jq -r '.[].name'
+                """)
+
+        @OptionGroup var settingsOptions: SettingsOptions
+        @Flag(help: "Print a JSON array instead of text, for scripts.") var json = false
+
+        func run() throws {
+            try reportingFailures(DestinationCommand.tool) {
+                let destinations = try settingsOptions.destinations(settings: try settingsOptions.load())
+                if json {
+                    Terminal.output(DestinationCommand.json(destinations))
+                    return
+                }
+                if destinations.isEmpty {
+                    Terminal.line("no destinations: 'overland config set endpoint URL' sets the default one, "
+                                  + "'overland destination add NAME URL' adds others")
+                    return
+                }
+                let width = destinations.map(\.name.count).max() ?? 0
+                let protocolWidth = destinations.map(\.wireProtocol.rawValue.count).max() ?? 0
+                for destination in destinations {
+                    var line = destination.name.padding(to: width) + "  " + destination.wireProtocol.rawValue.padding(to: protocolWidth)
+                    line += "  " + Destination.urlForMessages(destination.url)
+                    if destination.profile != .none { line += "  (profile \(destination.profile.rawValue))" }
+                    Terminal.line(line)
+                }
+            }
+        }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show every key of one destination.",
+            discussion: """
+                One line per key its protocol takes. The token shows as set or not set; the \
+                url without its query and user information.
+
+                Example:
+                  overland destination show traccar
+                """)
+
+        @OptionGroup var settingsOptions: SettingsOptions
+        @Argument(help: ArgumentHelp("The destination.", valueName: "name")) var name: String
+
+        func run() throws {
+            try reportingFailures(DestinationCommand.tool) {
+                let name = try DestinationCommand.checkedName(self.name)
+                let destinations = try settingsOptions.destinations(settings: try settingsOptions.load())
+                guard let destination = destinations.first(where: { $0.name == name }) else {
+                    throw DestinationCommand.unknown(name, among: destinations)
+                }
+                let keys = [("name", destination.name)]
+                    + DestinationKey.keys(of: destination).map { ($0.name, DestinationCommand.shown($0, in: destination)) }
+                let width = keys.map(\.0.count).max() ?? 0
+                for (key, value) in keys { Terminal.line(key.padding(to: width) + "  " + value) }
+                if destination.isDefault {
+                    Terminal.line("(the settings file's endpoint, token...: 'overland config' changes them too)")
+                }
+            }
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove a destination, its cursor and its sync state.",
+            discussion: """
+                Deletes the destination from destinations.json, then its cursor and its \
+                state file from the configured journal: segments only it still needed are \
+                deleted by the next sync's retention. Points it had not received are not \
+                sent anywhere else. Run again on a name whose removal was interrupted, it \
+                deletes the cursor left behind.
+
+                Example:
+                  overland destination remove traccar
+                """)
+
+        @OptionGroup var journalOptions: JournalOptions
+        @Argument(help: ArgumentHelp("The destination.", valueName: "name")) var name: String
+
+        func run() throws {
+            try reportingFailures(DestinationCommand.tool) {
+                let name = try DestinationCommand.checkedName(self.name)
+                guard name != Destination.defaultName else {
+                    throw CommandFailure("'default' is the settings' destination: 'overland config unset endpoint' stops sending to it",
+                                         status: .usage)
+                }
+                let settings = try journalOptions.settings()
+                let settingsOptions = journalOptions.settingsOptions
+                var configured = true
+                _ = try DestinationsFile.update(path: settingsOptions.destinationsPath) { destinations in
+                    configured = destinations.contains { $0.name == name }
+                    destinations.removeAll { $0.name == name }
+                }
+                let released = try DestinationCursors.release(name, journalPath: journalOptions.path(with: settings))
+                guard configured || released else {
+                    throw DestinationCommand.unknown(name, among: try settingsOptions.destinations(settings: settings))
+                }
+                Terminal.line(configured ? "removed \(name)" : "removed the cursor left behind by \(name)")
+            }
+        }
+    }
+
+    static func unknown(_ name: String, among destinations: [Destination]) -> CommandFailure {
+        let names = destinations.map(\.name)
+        return CommandFailure("no destination '\(name)'" + (names.isEmpty ? "" : " (configured: \(names.joined(separator: ", ")))"),
+                              status: .usage)
+    }
+
+    /// A key's value as shown to people: the token as set or not set, the url without its
+    /// query and user information, "(none)" when not set.
+    static func shown(_ key: DestinationKey, in destination: Destination) -> String {
+        switch key.name {
+        case "token": return Destination.shownToken(destination.token)
+        case "url": return Destination.urlForMessages(destination.url)
+        default: return ConfigOutput.shown(key.get(from: destination))
+        }
+    }
+
+    /// `list --json`: an array of objects, every key its protocol takes; the token as
+    /// true or false, the url without query and user information.
+    static func json(_ destinations: [Destination]) -> String {
+        var writer = JSONWriter()
+        writer.appendRaw("[" as StaticString)
+        for (index, destination) in destinations.enumerated() {
+            if index > 0 { writer.appendRaw("," as StaticString) }
+            writer.appendRaw("{\"name\":" as StaticString)
+            writer.appendString(destination.name)
+            for key in DestinationKey.keys(of: destination) {
+                writer.appendRaw(",")
+                writer.appendString(key.name)
+                writer.appendRaw(":")
+                switch key.name {
+                case "token": writer.appendBool(destination.token != nil)
+                case "url": writer.appendString(Destination.urlForMessages(destination.url))
+                default: writer.appendValue(key.value(in: destination))
+                }
+            }
+            writer.appendRaw("}" as StaticString)
+        }
+        writer.appendRaw("]\n" as StaticString)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+}
+
+extension String {
+    /// The text padded with spaces to `width` characters.
+    func padding(to width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
+    }
+}

@@ -1,0 +1,77 @@
+import OverlandJSON
+import OverlandJournal
+import OverlandSettings
+import OverlandSync
+
+/// One destination in `overland status`: where it sends, how much waits for it, and how
+/// its last attempts went (its own cursor and state file in the journal).
+struct DestinationStatus {
+    var destination: Destination
+    /// Records from its cursor to the journal's end.
+    var backlog: UInt64
+    var sync: SyncState
+
+    /// The status of every destination of `journal`.
+    static func read(_ destinations: [Destination], journal: Journal) throws -> [DestinationStatus] {
+        try destinations.map { destination in
+            let cursor = CursorName(destination.name) ?? .default
+            return DestinationStatus(destination: destination, backlog: try journal.backlog(for: cursor),
+                                     sync: (try? SyncState.load(journal: journal, destination: destination.name)) ?? SyncState())
+        }
+    }
+
+    /// The url as shown: without user information, query or fragment.
+    var url: String { Destination.urlForMessages(destination.url) }
+
+    /// The last error, while attempts keep failing.
+    var lastError: String? { sync.consecutiveFailures > 0 ? sync.lastError : nil }
+
+    /// A block of aligned lines, headed by the destination's name.
+    func text(now: Int64) -> String {
+        func ago(_ time: Int64) -> String { Format.duration(now - time) + " ago (\(ISO8601UTC.string(from: time)))" }
+        var lines: [(String, String)] = [
+            ("url", url),
+            ("protocol", destination.wireProtocol.rawValue + (destination.profile == .none ? "" : ", profile \(destination.profile.rawValue)")),
+            ("queued", "\(backlog) points"),
+            ("last sent", sync.lastSuccess.map(ago) ?? "never"),
+        ]
+        if let lastError {
+            lines.append(("last error", "\(lastError) (\(sync.consecutiveFailures) failed attempts)"))
+        }
+        var sending = destination.sendInterval == .off ? "off" : "every \(destination.sendInterval.rawValue)"
+        if let next = sync.nextAttempt, next > now { sending += "; next attempt in \(Format.duration(next - now))" }
+        lines.append(("sending", sending))
+        let width = lines.map(\.0.count).max() ?? 0
+        return "destination \(destination.name)\n"
+            + lines.map { "  " + $0.0 + String(repeating: " ", count: width + 2 - $0.0.count) + $0.1 + "\n" }.joined()
+    }
+
+    /// One JSON object: name, url, protocol, profile, queued, last_sent, last_error,
+    /// failed_attempts, next_attempt, send_interval.
+    func json(into writer: inout JSONWriter) {
+        func time(_ value: Int64?) {
+            if let value { writer.appendString(ISO8601UTC.string(from: value)) } else { writer.appendNull() }
+        }
+        writer.appendRaw(#"{"name":"#)
+        writer.appendString(destination.name)
+        writer.appendRaw(#","url":"#)
+        writer.appendString(url)
+        writer.appendRaw(#","protocol":"#)
+        writer.appendString(destination.wireProtocol.rawValue)
+        writer.appendRaw(#","profile":"#)
+        writer.appendString(destination.profile.rawValue)
+        writer.appendRaw(#","queued":"#)
+        writer.appendInteger(Int64(clamping: backlog))
+        writer.appendRaw(#","last_sent":"#)
+        time(sync.lastSuccess)
+        writer.appendRaw(#","last_error":"#)
+        if let lastError { writer.appendString(lastError) } else { writer.appendNull() }
+        writer.appendRaw(#","failed_attempts":"#)
+        writer.appendInteger(sync.consecutiveFailures)
+        writer.appendRaw(#","next_attempt":"#)
+        time(sync.nextAttempt)
+        writer.appendRaw(#","send_interval":"#)
+        writer.appendString(destination.sendInterval.rawValue)
+        writer.appendRaw("}")
+    }
+}

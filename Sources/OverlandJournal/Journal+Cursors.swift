@@ -1,0 +1,287 @@
+/// A reader's name: which cursor under `cursors/` is its (journal-format.md section 9).
+/// The journal knows readers only by name; `default` is the reader that `cursor.json`
+/// served alone before named cursors existed.
+public struct CursorName: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The reader of a journal with one reader, whose cursor was `cursor.json`.
+    public static let `default` = CursorName(checked: "default")
+    /// The longest name: with `.json`, a file name well under FAT's limits.
+    public static let maxLength = 32
+
+    public let text: String
+
+    /// A name of 1 to 32 characters from `a-z 0-9 _ -`, starting with a letter or digit
+    /// (a file name on every file system, never hidden, never a temporary file's); nil otherwise.
+    public init?(_ text: String) {
+        let bytes = Array(text.utf8)
+        guard let first = bytes.first, bytes.count <= Self.maxLength, Self.isLetterOrDigit(first),
+              bytes.allSatisfy({ Self.isLetterOrDigit($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }) else {
+            return nil
+        }
+        self.text = text
+    }
+
+    private init(checked text: String) { self.text = text }
+
+    private static func isLetterOrDigit(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+    }
+
+    /// The cursor's file name under `cursors/`.
+    var fileName: String { text + ".json" }
+
+    /// The name of a file under `cursors/`, or nil when it is not `NAME.json` for a valid NAME.
+    init?(fileName: String) {
+        guard fileName.hasSuffix(".json") else { return nil }
+        self.init(String(fileName.dropLast(5)))
+    }
+
+    public var description: String { text }
+
+    public static func < (lhs: CursorName, rhs: CursorName) -> Bool { lhs.text < rhs.text }
+}
+
+/// Cursors: the floor (`cursor.json`) and one cursor per reader (`cursors/NAME.json`),
+/// and retention, which deletes only what every reader has passed (journal-format.md
+/// section 9).
+///
+/// With no named cursor, `cursor.json` is the default reader's cursor, as it always was.
+/// Once a named cursor exists, `cursor.json` is the floor: the lowest of the named cursors,
+/// rewritten after each of them moves. A reader of format version 1 that knows nothing of
+/// `cursors/` reads the floor, so it may send again what some readers already sent, and its
+/// retention and move never pass a record that a reader still needs.
+extension Journal {
+    /// The lock file (in `state/`) held by whoever moves cursors or deletes segments; the
+    /// name stays as the first reader (the sync) chose it, for journals and tools in use.
+    static let cursorLockName = "sync.lock"
+
+    var cursorsPath: String { path + "/cursors" }
+
+    func cursorPath(for name: CursorName) -> String { cursorsPath + "/" + name.fileName }
+
+    /// The cursor lock: whoever moves cursors or deletes segments holds it (a sync run, a
+    /// move). nil when another process holds it. The lock lasts as long as the returned value.
+    public func tryLockCursors() throws(JournalError) -> JournalLock? {
+        try tryLock(Self.cursorLockName)
+    }
+
+    // MARK: - The floor
+
+    /// The floor: `cursor.json`, the first record not yet acknowledged by every reader (0
+    /// when nothing was ever sent). Without named cursors it is the default reader's cursor.
+    /// A cursor that cannot be trusted is refused (journal-format.md section 9).
+    public func cursor() throws(JournalError) -> UInt64 {
+        switch try readCursor() {
+        case .valid(let next): return next
+        case .refused(_, let reason): throw .untrusted(path: cursorPath, reason: reason)
+        }
+    }
+
+    /// What a cursor file holds: a valid cursor, or why it is refused.
+    public enum CursorReading: Sendable, Equatable {
+        case valid(UInt64)
+        /// `code`: `cursor-not-file` (a symlink or not a regular file), `cursor-invalid`
+        /// (not the JSON of section 9, or a named cursor whose `name` is not its file's),
+        /// `cursor-foreign` (another journal's cursor).
+        case refused(code: String, reason: String)
+    }
+
+    /// Reads `cursor.json`; I/O failures throw, a cursor that cannot be used is `.refused`.
+    public func readCursor() throws(JournalError) -> CursorReading {
+        try readCursorFile(cursorPath, name: nil) ?? .valid(0)
+    }
+
+    /// Moves the default reader's cursor (`advanceCursor(for: .default, to:)`).
+    public func advanceCursor(to next: UInt64) throws(JournalError) {
+        try advanceCursor(for: .default, to: next)
+    }
+
+    // MARK: - Named cursors
+
+    /// A reader's cursor: `cursors/NAME.json`; missing, 0 (a journal carried in from elsewhere
+    /// is unsent for every reader here), but for `default`, whose cursor is then `cursor.json`.
+    public func cursor(for name: CursorName) throws(JournalError) -> UInt64 {
+        switch try readCursor(for: name) {
+        case .valid(let next): return next
+        case .refused(_, let reason): throw .untrusted(path: cursorPath(for: name), reason: reason)
+        }
+    }
+
+    /// Reads a reader's cursor as `cursor(for:)` does; a file that cannot be used is `.refused`.
+    public func readCursor(for name: CursorName) throws(JournalError) -> CursorReading {
+        if let reading = try readCursorFile(cursorPath(for: name), name: name) { return reading }
+        return name == .default ? try readCursor() : .valid(0)
+    }
+
+    /// The readers whose cursor files are under `cursors/`, sorted. Other files there are
+    /// ignored (`verify` reports them).
+    public func cursorNames() throws(JournalError) -> [CursorName] {
+        switch FileSystem.kind(cursorsPath) {
+        case .missing: return []
+        case .directory: break
+        case .symlink: throw .untrusted(path: cursorsPath, reason: "is a symbolic link")
+        default: throw .untrusted(path: cursorsPath, reason: "not a directory")
+        }
+        return try FileSystem.listDirectory(cursorsPath).compactMap { CursorName(fileName: $0) }.sorted()
+    }
+
+    /// Moves a reader's cursor, durably and atomically (temporary file, fsync, rename,
+    /// directory fsync), then the floor. A cursor past `SequenceNumber.limit` is refused
+    /// before anything is written: no reader could read it back. The caller holds the
+    /// cursor lock (`tryLockCursors`).
+    ///
+    /// Without named cursors, the default reader's cursor is `cursor.json` itself. The first
+    /// other reader's cursor first copies `cursor.json` into `cursors/default.json`, so that
+    /// the default reader keeps its place when `cursor.json` becomes the floor.
+    public func advanceCursor(for name: CursorName, to next: UInt64) throws(JournalError) {
+        guard next <= SequenceNumber.limit else {
+            throw .untrusted(path: cursorPath(for: name), reason: "cursor \(next) is past the largest sequence number (2^53)")
+        }
+        var names = try cursorNames()
+        if names.isEmpty {
+            if name == .default {
+                try writeFloor(next)
+                return
+            }
+            try writeNamedCursor(.default, try cursor())
+            names = [.default]
+        }
+        // Lowered (a reader sent again), the floor goes down first: it never stands above a cursor.
+        if try cursor() > next { try writeFloor(next) }
+        try writeNamedCursor(name, next)
+        FaultPoint.reach("cursors.after-named")
+        try updateFloor()
+    }
+
+    /// Forgets a reader: deletes `cursors/NAME.json`, durably, and raises the floor to the
+    /// lowest remaining cursor (releasing what the reader held). A missing cursor is fine.
+    public func removeCursor(for name: CursorName) throws(JournalError) {
+        let file = cursorPath(for: name)
+        switch FileSystem.kind(file) {
+        case .missing: return
+        case .directory: throw .untrusted(path: file, reason: "is a directory")
+        default: break
+        }
+        try FileSystem.remove(file)
+        try FileSystem.syncDirectory(cursorsPath)
+        try updateFloor()
+    }
+
+    /// Records appended but not yet acknowledged by the reader `name`. Damaged ranges count
+    /// as records until a reader skips them.
+    public func backlog(for name: CursorName) throws(JournalError) -> UInt64 {
+        let end = try endSequence()
+        let next = try cursor(for: name)
+        return end > next ? end - next : 0
+    }
+
+    /// Records appended but not yet acknowledged by every reader: the backlog from the floor.
+    public func backlog() throws(JournalError) -> UInt64 {
+        let end = try endSequence()
+        let next = try cursor()
+        return end > next ? end - next : 0
+    }
+
+    /// The highest cursor of all (the floor and every readable named cursor): an appender
+    /// numbers new records from at least there, so that no reader skips them. A named cursor
+    /// that is refused holds nothing here (its reader cannot run until it is fixed).
+    func highestCursor() throws(JournalError) -> UInt64 {
+        var highest = try cursor()
+        for name in try cursorNames() {
+            if case .valid(let next) = try readCursor(for: name) { highest = max(highest, next) }
+        }
+        return highest
+    }
+
+    /// The floor as the named cursors make it: their lowest; nil without named cursors.
+    /// A named cursor that is refused keeps the floor where it is (it cannot rise past a
+    /// place unknown).
+    func floorOfNamedCursors() throws(JournalError) -> UInt64? {
+        var lowest: UInt64?
+        var blocked = false
+        for name in try cursorNames() {
+            switch try readCursorFile(cursorPath(for: name), name: name) {
+            case .valid(let next): lowest = min(lowest ?? next, next)
+            case .refused, .none: blocked = true
+            }
+        }
+        if blocked { lowest = min(lowest ?? .max, try cursor()) }
+        return lowest
+    }
+
+    /// Rewrites `cursor.json` to the lowest named cursor when it differs.
+    func updateFloor() throws(JournalError) {
+        guard let floor = try floorOfNamedCursors() else { return }
+        if try cursor() != floor { try writeFloor(floor) }
+    }
+
+    func writeFloor(_ next: UInt64) throws(JournalError) {
+        try FileSystem.replaceAtomically(cursorPath, with: JournalCursor(journalID: id, next: next).encoded, faultPrefix: "cursor")
+    }
+
+    func writeNamedCursor(_ name: CursorName, _ next: UInt64) throws(JournalError) {
+        try FileSystem.makeDirectory(cursorsPath)
+        try FileSystem.replaceAtomically(cursorPath(for: name), with: JournalCursor(journalID: id, next: next, name: name.text).encoded,
+                                         faultPrefix: "cursors")
+    }
+
+    /// Reads one cursor file: nil when missing; `name` for a named cursor, whose `name`
+    /// key must be present and equal.
+    private func readCursorFile(_ file: String, name: CursorName?) throws(JournalError) -> CursorReading? {
+        switch FileSystem.kind(file) {
+        case .missing: return nil
+        case .file: break
+        case .symlink: return .refused(code: "cursor-not-file", reason: "is a symbolic link")
+        default: return .refused(code: "cursor-not-file", reason: "not a regular file")
+        }
+        let cursor: JournalCursor
+        do {
+            cursor = try JournalCursor(parsing: FileSystem.readFile(file, limit: 1024), path: file)
+        } catch {
+            guard case .untrusted(_, let reason) = error else { throw error }
+            return .refused(code: reason.hasSuffix("symbolic link") || reason == "not a regular file" ? "cursor-not-file" : "cursor-invalid",
+                            reason: reason)
+        }
+        if let name, cursor.name != name.text {
+            return .refused(code: "cursor-invalid", reason: cursor.name.map { "cursor is named '\(PrintableName($0))', not '\(name)'" }
+                ?? "cursor has no name string (a named cursor holds \"name\":\"\(name)\")")
+        }
+        guard cursor.journalID == id else {
+            return .refused(code: "cursor-foreign", reason: "cursor belongs to journal \(cursor.journalID), not \(id)")
+        }
+        return .valid(cursor.next)
+    }
+
+    // MARK: - Retention
+
+    /// Deletes sealed segments whose records every reader has acknowledged, once they are
+    /// older than `keepSeconds` (0: at once): those below the floor and below the cursor of
+    /// each reader in `readers` (missing: 0; `default` missing: `cursor.json`). The newest
+    /// segment always stays: it carries the sequence numbering on. The caller holds the
+    /// cursor lock. Returns the names deleted.
+    @discardableResult
+    public func removeSentSegments(keepSeconds: Int64 = 0, now: Int64 = Journal.currentTime(),
+                                   readers: [CursorName] = []) throws(JournalError) -> [SegmentName] {
+        let names = try segments()
+        var next = try cursor()
+        for reader in readers { next = min(next, try cursor(for: reader)) }
+        var removed: [SegmentName] = []
+        for (index, name) in names.enumerated().dropLast() where names[index + 1].firstSequence <= next {
+            let file = segmentPath(name)
+            if keepSeconds > 0, let modified = FileSystem.modificationTime(file), modified + keepSeconds > now { continue }
+            guard try isSealed(name) else { continue }
+            try FileSystem.remove(file)
+            removed.append(name)
+        }
+        if !removed.isEmpty { try FileSystem.syncDirectory(segmentsPath) }
+        return removed
+    }
+}
+
+/// A name from a file, shown with anything but printable ASCII escaped.
+private struct PrintableName: CustomStringConvertible {
+    let text: String
+    init(_ text: String) { self.text = text }
+    var description: String {
+        String(text.unicodeScalars.prefix(64).map { $0.value >= 0x20 && $0.value < 0x7F && $0 != "'" ? String($0) : "\\u{\(String($0.value, radix: 16))}" }.joined())
+    }
+}

@@ -1,0 +1,94 @@
+/// One receiver the sync sends the journal to: a name (also the name of its cursor in the
+/// journal), a url, the protocol the receiver speaks and its own settings.
+///
+/// The settings file's `endpoint`, `token`, `batch_size`... are the destination named
+/// `default` (`Destination(settings:)`); every other destination lives in
+/// `destinations.json` beside the settings file (`DestinationsFile`).
+public struct Destination: Sendable, Equatable {
+    /// The name of the destination the settings file holds.
+    public static let defaultName = "default"
+
+    /// `[a-z0-9][a-z0-9_-]{0,31}`: the journal's cursor name (`cursors/NAME.json`), safe
+    /// on FAT and in a file name.
+    public var name: String
+    /// Where points go: an http(s) url (overland, owntracks, traccar) or an mqtt(s) url.
+    public var url: String
+    /// The protocol the receiver speaks.
+    public var wireProtocol: DestinationProtocol = .overland
+    /// The receiver's quirks applied when sending.
+    public var profile: ReceiverProfileName = .none
+    /// The access token (overland: bearer; owntracks: `user:password`; mqtt: the password).
+    public var token: String?
+    /// The device id sent in every point; nil: the settings' (else the host name).
+    public var deviceID: String?
+    /// The most points per request (overland).
+    public var batchSize: BatchSize = Settings.defaults.main.profile.batchSize
+    /// What is sent: every point, the latest, or the latest as OwnTracks (overland).
+    public var loggingMode: LoggingMode = Settings.defaults.main.profile.loggingMode
+    /// How often waiting points are sent.
+    public var sendInterval: SendInterval = Settings.defaults.sendInterval
+    /// A PEM file of certificate authorities to trust instead of the system's.
+    public var caFile: String?
+    /// Whether any 2xx counts as delivered without `{"result":"ok"}` (overland).
+    public var consider2xxSuccessful = false
+    /// The MQTT topic; nil: `owntracks/USER/DEVICE`.
+    public var topic: String?
+    /// The MQTT user name; nil: none.
+    public var username: String?
+    /// Whether Home Assistant MQTT discovery messages are published.
+    public var discovery = false
+    /// The MQTT keep-alive, in seconds (0: off).
+    public var keepalive = 60
+    /// The MQTT protocol version.
+    public var protocolVersion: MQTTProtocolVersion = .v311
+
+    /// A destination with every default but its name, url and protocol.
+    public init(name: String, url: String, wireProtocol: DestinationProtocol = .overland) {
+        self.name = name
+        self.url = url
+        self.wireProtocol = wireProtocol
+    }
+
+    /// What a name may be, for messages.
+    public static let nameAllowed = "1 to 32 characters of a-z, 0-9, '_' and '-', starting with a letter or digit"
+
+    /// Whether `text` is a destination name: `[a-z0-9][a-z0-9_-]{0,31}`.
+    public static func isValidName(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard (1...32).contains(bytes.count) else { return false }
+        func alphanumeric(_ byte: UInt8) -> Bool {
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+        }
+        return alphanumeric(bytes[0]) && bytes.dropFirst().allSatisfy { alphanumeric($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }
+    }
+
+    /// The default destination the settings hold, or nil when no endpoint is set. Its
+    /// protocol is overland (`logging_mode owntracks` sends OwnTracks messages over it, as
+    /// before destinations existed); its batch size and logging mode are the main profile's.
+    public init?(settings: Settings) {
+        guard let endpoint = settings.endpoint else { return nil }
+        self.init(name: Self.defaultName, url: endpoint)
+        profile = settings.effectiveReceiverProfile
+        token = settings.token
+        deviceID = settings.deviceID
+        batchSize = settings.main.profile.batchSize
+        loggingMode = settings.main.profile.loggingMode
+        sendInterval = settings.sendInterval
+        caFile = settings.caFile
+        consider2xxSuccessful = settings.consider2xxSuccessful
+    }
+
+    /// Whether this is the destination the settings file holds.
+    public var isDefault: Bool { name == Self.defaultName }
+}
+
+/// The protocol a destination speaks (OverlandProtocol's `WireProtocol`, by name).
+public enum DestinationProtocol: String, SettingChoice {
+    case overland, owntracks, traccar, mqtt
+}
+
+/// The MQTT protocol versions a destination may use.
+public enum MQTTProtocolVersion: String, SettingChoice {
+    case v311 = "3.1.1"
+    case v5 = "5"
+}

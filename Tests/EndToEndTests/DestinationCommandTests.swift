@@ -1,0 +1,149 @@
+import Foundation
+import OverlandJournal
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `overland destination add|set|list|show|remove`, run as a user would, against a real
+/// journal: round trips, the cursor each writes, and every refusal.
+@Suite struct DestinationCommandTests {
+    /// A sandbox with 30 points logged and a default endpoint.
+    static func prepare() throws -> ReliabilitySandbox {
+        let sandbox = try ReliabilitySandbox(prefix: "overland-destination")
+        try sandbox.logEpochs(0..<30)
+        try sandbox.writeSettings(#"{"endpoint": "http://127.0.0.1:9/overland"}"#)
+        return sandbox
+    }
+
+    static func destination(_ sandbox: ReliabilitySandbox, _ arguments: [String], stdin: String? = nil) throws -> ToolResult {
+        let full = ["destination"] + arguments + (["add", "remove"].contains(arguments.first ?? "") ? ["--journal", sandbox.journal] : [])
+        if let stdin { return try sandbox.overland.run(full, stdinText: stdin) }
+        return try sandbox.overland.run(full)
+    }
+
+    var destinationsPath: (ReliabilitySandbox) -> String { { $0.directory.appending("config/overland/destinations.json") } }
+
+    static func cursor(_ sandbox: ReliabilitySandbox, _ name: String) throws -> UInt64 {
+        try Journal(path: sandbox.journal).cursor(for: try #require(CursorName(name)))
+    }
+
+    @Test func addSetListShowRemoveRoundTrip() throws {
+        let sandbox = try Self.prepare()
+        let token = "destination-token-93b1f"
+        let added = try Self.destination(sandbox, ["add", "traccar", "http://127.0.0.1:5055/?id=1", "--protocol", "traccar",
+                                                   "--token-stdin"], stdin: token + "\n")
+        #expect(added.succeeded, "\(added)")
+        #expect(added.stdoutText.contains("added traccar: traccar to http://127.0.0.1:5055/"), "\(added.stdoutText)")
+        #expect(added.stdoutText.contains("starts at the journal's end (record 30)"), "\(added.stdoutText)")
+        #expect(try Self.cursor(sandbox, "traccar") == 30)
+        #expect(try Self.cursor(sandbox, "default") == 0, "the default destination's cursor is untouched")
+
+        let path = destinationsPath(sandbox)
+        var info = stat()
+        #expect(stat(path, &info) == 0 && info.st_mode & 0o777 == 0o600)
+        let file = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(file.contains("\"protocol\": \"traccar\"") && file.contains(token))
+
+        let set = try Self.destination(sandbox, ["set", "traccar", "device_id", "van-42"])
+        #expect(set.succeeded && set.stdoutText == "traccar.device_id: (none) -> van-42\n", "\(set)")
+        let setToken = try Self.destination(sandbox, ["set", "traccar", "token", "--stdin"], stdin: "other-secret-token\n")
+        #expect(setToken.succeeded && setToken.stdoutText == "traccar.token: set -> set\n", "\(setToken)")
+
+        let list = try Self.destination(sandbox, ["list"])
+        #expect(list.succeeded, "\(list)")
+        #expect(list.stdoutLines.count == 2)
+        #expect(list.stdoutLines.first?.hasPrefix("default") == true && list.stdoutLines.last?.hasPrefix("traccar") == true)
+        #expect(!list.stdoutText.contains("id=1"), "urls are shown without their query")
+        let json = try Self.destination(sandbox, ["list", "--json"])
+        let array = try #require((try? JSONSerialization.jsonObject(with: Data(json.stdout))) as? [[String: Any]])
+        #expect(array.map { $0["name"] as? String } == ["default", "traccar"])
+        let traccar = try #require(array.last)
+        #expect(traccar["token"] as? Bool == true && traccar["device_id"] as? String == "van-42" && traccar["batch_size"] == nil)
+
+        let show = try Self.destination(sandbox, ["show", "traccar"])
+        #expect(show.succeeded, "\(show)")
+        #expect(show.stdoutLines.contains { $0.hasPrefix("token") && $0.hasSuffix("  set") }, "\(show.stdoutText)")
+        for result in [added, set, setToken, list, json, show] {
+            #expect(!result.stdoutText.contains(token) && !result.stderrText.contains(token))
+            #expect(!result.stdoutText.contains("other-secret") && !result.stderrText.contains("other-secret"))
+        }
+
+        // The default destination is the settings file.
+        let url = try Self.destination(sandbox, ["set", "default", "url", "http://127.0.0.1:8/in"])
+        #expect(url.succeeded && url.stdoutText.contains("endpoint: http://127.0.0.1:9/overland -> http://127.0.0.1:8/in"), "\(url)")
+        let settings = try String(contentsOfFile: sandbox.settingsPath, encoding: .utf8)
+        #expect(settings.contains("\"endpoint\": \"http://127.0.0.1:8/in\""))
+
+        // A state file to be removed with the cursor.
+        FileManager.default.createFile(atPath: sandbox.journal + "/state/sync-traccar.json", contents: Data("{}".utf8))
+        let removed = try Self.destination(sandbox, ["remove", "traccar"])
+        #expect(removed.succeeded && removed.stdoutText == "removed traccar\n", "\(removed)")
+        #expect(try !Journal(path: sandbox.journal).cursorNames().contains(try #require(CursorName("traccar"))))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.journal + "/state/sync-traccar.json"))
+        #expect(try Self.destination(sandbox, ["list"]).stdoutLines.count == 1)
+        #expect(try Self.destination(sandbox, ["remove", "traccar"]).exitStatus == 64)
+    }
+
+    @Test func fromStartAndTheProfileSuggestion() throws {
+        let sandbox = try Self.prepare()
+        let added = try Self.destination(sandbox, ["add", "compass", "https://compass.example/api/input", "--from-start"])
+        #expect(added.succeeded, "\(added)")
+        #expect(added.stdoutText.contains("starts at the journal's first record (0): 30 records wait"), "\(added.stdoutText)")
+        #expect(added.stderrText.contains("overland destination set compass profile compass"), "\(added.stderrText)")
+        #expect(try Self.cursor(sandbox, "compass") == 0)
+        // Suggested, never applied.
+        let show = try Self.destination(sandbox, ["show", "compass"])
+        #expect(show.stdoutLines.contains { $0.hasPrefix("profile") && $0.hasSuffix("none") }, "\(show.stdoutText)")
+        let given = try Self.destination(sandbox, ["add", "compass2", "https://compass.example/api/input", "--profile", "compass"])
+        #expect(given.succeeded && given.stderrText.isEmpty, "\(given)")
+    }
+
+    @Test func refusals() throws {
+        let sandbox = try Self.prepare()
+        #expect(try Self.destination(sandbox, ["add", "traccar", "http://127.0.0.1:5055", "--protocol", "traccar"]).succeeded)
+        let cases: [([String], Int32, String)] = [
+            (["add", "Bad Name", "http://x"], 64, "invalid destination name 'Bad Name'"),
+            (["add", "a", "ftp://x"], 64, "invalid value \"ftp://x\" for \"url\""),
+            (["add", "a", "http://x", "--protocol", "carrier-pigeon"], 64, "for \"protocol\""),
+            (["add", "a", "http://x", "--profile", "nosuch"], 64, "for \"profile\""),
+            (["add", "a", "http://x", "--protocol", "mqtt"], 64, "mqtt:// or mqtts://"),
+            (["add", "traccar", "http://x"], 64, "destination 'traccar' exists"),
+            (["add", "default", "http://x"], 64, "'default' is the settings' destination"),
+            (["set", "traccar", "colour", "red"], 64, "unknown setting \"colour\""),
+            (["set", "traccar", "batch_size", "500"], 64, "overland only takes batch_size"),
+            (["set", "traccar", "topic", "x"], 64, "mqtt only takes topic"),
+            (["set", "traccar", "send_interval", "7m"], 64, "for \"send_interval\""),
+            (["set", "nosuch", "url", "http://x"], 64, "no destination 'nosuch'"),
+            (["set", "default", "topic", "x"], 64, "the default destination"),
+            (["show", "nosuch"], 64, "no destination 'nosuch'"),
+            (["remove", "default"], 64, "'default' is the settings' destination"),
+            (["remove", "nosuch"], 64, "no destination 'nosuch'"),
+        ]
+        for (arguments, status, fragment) in cases {
+            let result = try Self.destination(sandbox, arguments)
+            #expect(result.exitStatus == status, "\(arguments): \(result)")
+            #expect(result.stderrLines.count == 1 && result.stderrText.contains(fragment), "\(arguments): \(result.stderrText)")
+        }
+        #expect(try Self.destination(sandbox, ["list"]).stdoutLines.count == 2, "nothing was added")
+    }
+
+    @Test func damagedFileIsNamedAndNeverOverwritten() throws {
+        let sandbox = try Self.prepare()
+        let path = destinationsPath(sandbox)
+        let damaged = "{\n  \"version\": 1,\n  \"destinations\": {\n    \"a\": {\n      \"url\": \"http://x\",\n      \"topic\": \"t\"\n    }\n  }\n}\n"
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Data(damaged.utf8).write(to: URL(fileURLWithPath: path))
+        for arguments in [["list"], ["add", "b", "http://y"], ["set", "a", "url", "http://z"], ["remove", "a"], ["show", "a"]] {
+            let result = try Self.destination(sandbox, arguments)
+            #expect(result.exitStatus == 78, "\(arguments): \(result)")
+            #expect(result.stderrText.contains("'\(path)' line 6: key \"topic\" does not apply to protocol overland (mqtt only takes it)"),
+                    "\(arguments): \(result.stderrText)")
+        }
+        let sync = try sandbox.sync.run(["--journal", sandbox.journal, "--now"])
+        #expect(sync.exitStatus == 78 && sync.stderrText.contains("'\(path)' line 6"), "\(sync)")
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == damaged)
+        #expect(try Self.cursor(sandbox, "b") == 0 && (try Journal(path: sandbox.journal).cursorNames()).isEmpty, "add wrote no cursor")
+    }
+}
