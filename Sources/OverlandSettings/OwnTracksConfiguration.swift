@@ -1,0 +1,113 @@
+import OverlandJSON
+
+/// Applies the `configuration` object of an OwnTracks `setConfiguration` command (booklet,
+/// "JSON", `_type=configuration`) to `settings`, with the validation of a server's `set`
+/// (`applyServerSet`): each OwnTracks key is turned into the value of one of our
+/// remotely settable keys and stored through that key's own check.
+///
+/// | OwnTracks             | here                  | values                                        |
+/// |-----------------------|-----------------------|-----------------------------------------------|
+/// | `locatorInterval`     | `min_time`            | seconds: 1, 5, 10, 30, 60, 300                |
+/// | `locatorDisplacement` | `min_distance`        | metres: 0 (off), 1, 10, 50, 100, 500          |
+/// | `monitoring`          | `tracking_mode`       | -1 quiet, 0 manual: off; 1 significant: significant; 2 move: standard |
+/// | `locatorPriority`     | `desired_accuracy`    | 0 no power: 3km; 1 low: 1km; 2 balanced: 100m; 3 high: best |
+/// | `pubRetain`           | the destination's retain flag, returned in `publishRetained` | true, false |
+///
+/// Connection, identity and secret keys (`host`, `port`, `url`, `username`, `password`,
+/// `deviceId`, `tid`, `pubTopicBase`, TLS files, and this project's `endpoint`, `token`,
+/// `device_id`...) are refused with a warning that never shows their value. Every other key
+/// is ignored with one warning. `_type` must be absent or `configuration`. The caller
+/// saves the settings and reports the changes and warnings.
+public func applyOwnTracksConfiguration(_ configuration: JSONValue, to settings: inout Settings) -> OwnTracksConfigurationOutcome {
+    var outcome = OwnTracksConfigurationOutcome()
+    guard case .object(let members) = configuration else {
+        outcome.warnings.append(OwnTracksConfigurationWarning(
+            key: "configuration",
+            reason: .invalidValue(value: JSONText.render(configuration, limit: JSONText.serverValueLimit), allowed: "an object")))
+        return outcome
+    }
+    let old = settings
+    for key in members.keys.sorted() {
+        let value = members[key]!
+        if key == "_type" {
+            if value.string != "configuration" {
+                outcome.warnings.append(OwnTracksConfigurationWarning(
+                    key: key, reason: .invalidValue(value: JSONText.render(value, limit: JSONText.serverValueLimit), allowed: "\"configuration\"")))
+            }
+        } else if key == "pubRetain" {
+            if let flag = value.bool {
+                outcome.publishRetained = flag
+            } else {
+                outcome.warnings.append(OwnTracksConfigurationWarning(
+                    key: key, reason: .invalidValue(value: JSONText.render(value, limit: JSONText.serverValueLimit), allowed: "true, false")))
+            }
+        } else if let mapping = OwnTracksKeyMapping.all[key] {
+            if let translated = mapping.translate(value), let field = Field.field(in: .main, key: mapping.setting),
+               field.remote, field.assign(&settings, translated) {
+                continue
+            }
+            outcome.warnings.append(OwnTracksConfigurationWarning(
+                key: key, reason: .invalidValue(value: JSONText.render(value, limit: JSONText.serverValueLimit), allowed: mapping.allowed)))
+        } else if OwnTracksKeyMapping.refused.contains(key) {
+            outcome.warnings.append(OwnTracksConfigurationWarning(key: key, reason: .refused))
+        } else {
+            outcome.warnings.append(OwnTracksConfigurationWarning(key: key, reason: .unknownKey))
+        }
+    }
+    outcome.changes = settings.differences(from: old)
+    return outcome
+}
+
+/// How one OwnTracks configuration key becomes the JSON value of one of our `main` keys.
+struct OwnTracksKeyMapping: Sendable {
+    /// Our key, in the `main` section.
+    let setting: String
+    /// The allowed values, in OwnTracks' terms, for the warning.
+    let allowed: String
+    /// Our JSON value for the OwnTracks value, or nil when it has none; the field still
+    /// judges the result.
+    let translate: @Sendable (JSONValue) -> JSONValue?
+
+    static let all: [String: OwnTracksKeyMapping] = [
+        "locatorInterval": OwnTracksKeyMapping(
+            setting: "min_time", allowed: "whole seconds: 1, 5, 10, 30, 60, 300",
+            translate: { value in value.int.map { .number(Double($0)) } }),
+        "locatorDisplacement": OwnTracksKeyMapping(
+            setting: "min_distance", allowed: "whole metres: 0 (off), 1, 10, 50, 100, 500",
+            translate: { value in
+                guard let metres = value.int else { return nil }
+                return .string(metres == 0 ? "off" : String(metres) + "m")
+            }),
+        "monitoring": OwnTracksKeyMapping(
+            setting: "tracking_mode", allowed: "-1 (quiet), 0 (manual), 1 (significant), 2 (move)",
+            translate: { value in
+                switch value.int {
+                case -1, 0: .string("off")
+                case 1: .string("significant")
+                case 2: .string("standard")
+                default: nil
+                }
+            }),
+        "locatorPriority": OwnTracksKeyMapping(
+            setting: "desired_accuracy", allowed: "0 (no power), 1 (low power), 2 (balanced power), 3 (high power)",
+            translate: { value in
+                switch value.int {
+                case 0: .string("3km")
+                case 1: .string("1km")
+                case 2: .string("100m")
+                case 3: .string("best")
+                default: nil
+                }
+            }),
+    ]
+
+    /// Keys that name where and as whom the device connects, or hold secrets: OwnTracks'
+    /// and this project's.
+    static let refused: Set<String> = [
+        "mode", "host", "port", "url", "username", "password", "auth", "tls", "ws", "tlsCaCrt", "tlsClientCrt",
+        "tlsClientCrtPassword", "clientpkcs", "passphrase", "servercer", "allowinvalidcerts", "deviceId", "clientId",
+        "tid", "pubTopicBase", "subTopic", "willTopic", "keepalive", "mqttProtocolLevel", "cleanSession",
+        "encryptionKey", "httpHeaders", "sub", "cmd", "remoteConfiguration", "allowRemoteLocation",
+        "endpoint", "token", "device_id", "ca_file", "journal",
+    ]
+}
