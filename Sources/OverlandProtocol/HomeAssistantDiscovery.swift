@@ -6,7 +6,7 @@ import OverlandJSON
 /// The config goes, retained, to `homeassistant/device_tracker/<object_id>/config`:
 ///
 ///     {"name":"van","unique_id":"overland_owntracks_alice_van",
-///      "json_attributes_topic":"overland/owntracks_alice_van/attributes",
+///      "json_attributes_topic":"homeassistant/device_tracker/owntracks_alice_van/attributes",
 ///      "source_type":"gps","qos":1,
 ///      "availability":[{"topic":"owntracks/alice/van",
 ///                       "value_template":"{{ 'offline' if value_json._type == 'lwt' else 'online' }}"}],
@@ -16,10 +16,34 @@ import OverlandJSON
 /// JSON attributes (`latitude`, `longitude`, `gps_accuracy`: `attributes(for:)`) and
 /// derives home / not_home / a zone name from its own zones, which this device cannot
 /// know; a state topic would override that position until reset. `state_topic` is
-/// written only when a caller passes one.
+/// written only when a caller passes one. The attributes come either as messages of their
+/// own on `attributesTopic(objectID:)`, or from the OwnTracks device topic through
+/// `ownTracksAttributesTemplate` (one publish per point serves both).
 public enum HomeAssistantDiscovery {
     /// Home Assistant's default discovery prefix.
     public static let defaultPrefix = "homeassistant"
+
+    /// Where the attributes of `attributes(for:)` go by default:
+    /// `PREFIX/device_tracker/OBJECT_ID/attributes`, beside the config. Home Assistant's
+    /// discovery reads only `.../config` under the prefix, and a broker ACL that lets the
+    /// device publish its config lets it publish there; under the OwnTracks topic, Home
+    /// Assistant's OwnTracks integration (subscribed to `owntracks/#`) would warn about
+    /// every message without `_type`.
+    public static func attributesTopic(objectID: String, prefix: String = defaultPrefix) -> String {
+        prefix + "/device_tracker/" + Self.objectID(sanitising: objectID) + "/attributes"
+    }
+
+    /// A `json_attributes_template` that reads the attributes from the OwnTracks messages
+    /// themselves, for a tracker whose `json_attributes_topic` is the OwnTracks device
+    /// topic (no separate attributes messages): `lat`, `lon`, `acc`, `alt`, `vel`, `cog`,
+    /// `batt` become `latitude`, `longitude`, `gps_accuracy`, `altitude`, `velocity`,
+    /// `course`, `battery_level`; any other message there (the `lwt`) keeps the last
+    /// attributes.
+    public static let ownTracksAttributesTemplate =
+        "{% if value_json._type == 'location' %}{{ {'latitude': value_json.lat, 'longitude': value_json.lon, "
+        + "'gps_accuracy': value_json.acc | default(0), 'altitude': value_json.alt | default(0), "
+        + "'velocity': value_json.vel | default(none), 'course': value_json.cog | default(none), "
+        + "'battery_level': value_json.batt | default(none)} | tojson }}{% else %}{{ this.attributes | tojson }}{% endif %}"
 
     /// Where Home Assistant learns whether the device is there.
     public struct Availability: Sendable, Equatable {
@@ -75,7 +99,8 @@ public enum HomeAssistantDiscovery {
     /// An empty `name` takes the device's.
     public static func deviceTracker(
         objectID: String, name: String, stateTopic: String? = nil, jsonAttributesTopic: String,
-        availability: Availability?, device: Device, prefix: String = defaultPrefix
+        jsonAttributesTemplate: String? = nil, availability: Availability?, device: Device,
+        prefix: String = defaultPrefix
     ) -> (topic: String, payload: [UInt8]) {
         let id = Self.objectID(sanitising: objectID)
         var writer = JSONWriter(reservingCapacity: 512)
@@ -89,6 +114,10 @@ public enum HomeAssistantDiscovery {
         }
         writer.appendRaw(#","json_attributes_topic":"#)
         writer.appendString(jsonAttributesTopic)
+        if let jsonAttributesTemplate {
+            writer.appendRaw(#","json_attributes_template":"#)
+            writer.appendString(jsonAttributesTemplate)
+        }
         writer.appendRaw(#","source_type":"gps","qos":1"#)
         if let availability {
             writer.appendRaw(#","availability":[{"topic":"#)

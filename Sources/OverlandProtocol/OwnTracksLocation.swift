@@ -32,6 +32,9 @@ public struct OwnTracksLocation: Sendable, Equatable {
     public var trackerID: String?
     /// The topic, `owntracks/<device id>`.
     public var topic: String
+    /// What made the device report (`t`): `r` answers a `reportLocation` command, `u` a
+    /// user's request; nil leaves it out, which OwnTracks reads as an automatic report.
+    public var trigger: String?
 
     /// The message for `point` from the device `identity`.
     public init(point: LocationFeature, identity: OwnTracksIdentity) {
@@ -53,6 +56,7 @@ public struct OwnTracksLocation: Sendable, Equatable {
         }
         trackerID = identity.trackerID
         topic = identity.topic
+        trigger = nil
     }
 
     /// The message as compact JSON, keys in the order of the protocol reference.
@@ -89,6 +93,10 @@ public struct OwnTracksLocation: Sendable, Equatable {
         if let trackerID {
             writer.appendRaw(#","tid":"#)
             writer.appendString(trackerID)
+        }
+        if let trigger {
+            writer.appendRaw(#","t":"#)
+            writer.appendString(trigger)
         }
         writer.appendRaw(#","topic":"#)
         writer.appendString(topic)

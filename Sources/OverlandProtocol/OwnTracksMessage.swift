@@ -63,12 +63,15 @@ public struct OwnTracksMessage: Sendable, Equatable {
         return []
     }
 
-    /// The `location` message for `point`.
+    /// The `location` message for `point`; `trigger` is OwnTracks' `t` (`"r"` for the
+    /// answer to a `reportLocation` command), left out when nil.
     public static func location(
-        _ point: LocationFeature, identity: OwnTracksIdentity, topic: OwnTracksTopic, retained: Bool
+        _ point: LocationFeature, identity: OwnTracksIdentity, topic: OwnTracksTopic, retained: Bool,
+        trigger: String? = nil
     ) -> OwnTracksMessage {
         var message = OwnTracksLocation(point: point, identity: identity)
         message.topic = topic.value
+        message.trigger = trigger
         return OwnTracksMessage(topic: topic.value, payload: message.jsonBody(), retained: retained)
     }
 }

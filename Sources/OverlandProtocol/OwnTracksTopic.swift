@@ -10,7 +10,7 @@
 ///
 /// A topic is validated once, here: UTF-8 (a Swift string always is), 1 to
 /// `maximumBytes` bytes, no `+` or `#`, no empty level, no control character (NUL among
-/// them) and no leading `$`.
+/// them), no Unicode noncharacter and no leading `$` (MQTT 3.1.1 sections 1.5.3 and 4.7).
 public struct OwnTracksTopic: Sendable, Equatable, Hashable, CustomStringConvertible {
     /// The most UTF-8 bytes accepted. MQTT allows 65,535; a longer topic than this is a
     /// mistake (a pasted URL, a file), and brokers' ACL patterns never need it.
@@ -33,6 +33,7 @@ public struct OwnTracksTopic: Sendable, Equatable, Hashable, CustomStringConvert
             default:
                 let value = scalar.value
                 if value < 0x20 || (0x7F...0x9F).contains(value) { throw .controlCharacter(value) }
+                if (0xFDD0...0xFDEF).contains(value) || value & 0xFFFE == 0xFFFE { throw .noncharacter(value) }
             }
         }
         guard text.first != "/", text.last != "/", !text.contains("//") else { throw .emptyLevel }

@@ -105,6 +105,22 @@ import OverlandProtocol
         #expect(topic == "homeassistant/device_tracker/\(expected)/config")
     }
 
+    @Test func attributesFromTheOwnTracksTopicThroughATemplate() throws {
+        let attributesTopic = HomeAssistantDiscovery.attributesTopic(objectID: "owntracks/alice/van")
+        #expect(attributesTopic == "homeassistant/device_tracker/owntracks_alice_van/attributes")
+        let (_, payload) = HomeAssistantDiscovery.deviceTracker(
+            objectID: "owntracks/alice/van", name: "Van", jsonAttributesTopic: Self.topic.value,
+            jsonAttributesTemplate: HomeAssistantDiscovery.ownTracksAttributesTemplate,
+            availability: .ownTracks(Self.topic), device: .init(identifiers: ["x"], name: "van"))
+        let members = try #require(try JSONParser.parse(payload).object)
+        Self.checkSchema(members, Self.documentedKeys)
+        #expect(members["json_attributes_topic"]?.string == "owntracks/alice/van")
+        let template = try #require(members["json_attributes_template"]?.string)
+        for (owntracks, homeAssistant) in [("lat", "latitude"), ("lon", "longitude"), ("acc", "gps_accuracy"), ("batt", "battery_level")] {
+            #expect(template.contains("'\(homeAssistant)': value_json.\(owntracks)"))
+        }
+    }
+
     @Test func objectIDIsBounded() {
         #expect(HomeAssistantDiscovery.objectID(sanitising: String(repeating: "a", count: 10_000)).count == 64)
     }

@@ -36,6 +36,14 @@ import OverlandProtocol
         #expect(json["topic"]?.string == "home/trackers/van")
     }
 
+    @Test func answerToReportLocationCarriesTheTrigger() throws {
+        let message = OwnTracksMessage.location(FeatureEncodingTests.example, identity: Self.identity, topic: Self.topic,
+                                                retained: false, trigger: "r")
+        #expect(Self.text(message.payload).hasSuffix(#","tid":"an","t":"r","topic":"owntracks/alice/van"}"#))
+        let plain = OwnTracksLocation(point: FeatureEncodingTests.example, identity: Self.identity).jsonBody()
+        #expect(!Self.text(plain).contains(#""t":"#), "the HTTP mode's body is unchanged")
+    }
+
     @Test func visitArrivalIsAnEnterTransition() throws {
         let visit = VisitRecord(latitude: 45.490975, longitude: -77.696315, arrival: 1_443_700_000, departure: nil,
                                 horizontalAccuracy: 50, device: Self.device)

@@ -26,6 +26,9 @@ import OverlandProtocol
         ("owntracks/\u{1B}[2Jvan", .controlCharacter(0x1B)),
         ("owntracks/\u{85}", .controlCharacter(0x85)),
         ("$SYS/broker", .reserved),
+        ("owntracks/" + String(Character(Unicode.Scalar(UInt32(0xFFFF))!)), .noncharacter(0xFFFF)),
+        ("owntracks/" + String(Character(Unicode.Scalar(UInt32(0xFDD0))!)), .noncharacter(0xFDD0)),
+        ("owntracks/" + String(Character(Unicode.Scalar(UInt32(0x1FFFE))!)), .noncharacter(0x1FFFE)),
         (String(repeating: "é", count: 129), .tooLong(bytes: 258, limit: 256)),
         (String(repeating: "a", count: 65_536), .tooLong(bytes: 65_536, limit: 256)),
     ])
@@ -42,6 +45,7 @@ import OverlandProtocol
             #expect(error.description.contains("without '+', '#'"))
         }
         #expect(OwnTracksTopicError.controlCharacter(0).description.contains("U+0000"))
+        #expect(OwnTracksTopicError.noncharacter(0xFFFE).description.contains("U+FFFE"))
     }
 
     @Test func defaultTopicFromUserAndDevice() {
