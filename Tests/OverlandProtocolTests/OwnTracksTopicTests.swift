@@ -73,3 +73,32 @@ import OverlandProtocol
         }
     }
 }
+
+@Suite struct OwnTracksTopicFuzzTests {
+    /// Random strings from a small hostile alphabet: whatever is accepted keeps every rule.
+    @Test func acceptedTopicsKeepEveryRule() throws {
+        let alphabet: [Unicode.Scalar] = ["a", "/", "+", "#", "$", "\u{0}", "\u{1B}", "\u{7F}", "\u{85}", "é", "🚐", " ",
+                                          Unicode.Scalar(UInt32(0xFFFE))!, Unicode.Scalar(UInt32(0xFDEF))!, "\u{202E}"]
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        var accepted = 0
+        for _ in 0..<20_000 {
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            var text = String.UnicodeScalarView()
+            for index in 0..<Int(state % 12) {
+                text.append(alphabet[Int((state >> (UInt64(index) * 4 + 8)) % UInt64(alphabet.count))])
+            }
+            let candidate = String(text)
+            guard let topic = try? OwnTracksTopic(validating: candidate) else { continue }
+            accepted += 1
+            #expect(topic.value == candidate)
+            #expect(!topic.value.isEmpty && topic.value.utf8.count <= OwnTracksTopic.maximumBytes)
+            #expect(!topic.value.contains("+") && !topic.value.contains("#") && !topic.value.hasPrefix("$"))
+            let levels = topic.value.split(separator: "/", omittingEmptySubsequences: false)
+            #expect(levels.allSatisfy { !$0.isEmpty })
+            #expect(!topic.value.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0.value & 0xFFFE == 0xFFFE })
+        }
+        #expect(accepted > 100, "the alphabet must also produce valid topics")
+    }
+}
