@@ -94,3 +94,19 @@ import OverlandProtocol
         #expect(Self.text(OwnTracksLWT.payload(tst: 0)) == #"{"_type":"lwt","tst":0}"#)
     }
 }
+
+@Suite struct VisitRecordDecodingTests {
+    @Test(arguments: [nil, Int64(1_443_711_600)])
+    func roundTrip(_ departure: Int64?) throws {
+        let visit = VisitRecord(latitude: -33.8567844, longitude: 151.213108, arrival: 1_443_700_000, departure: departure,
+                                horizontalAccuracy: 50, device: OwnTracksMessageTests.device)
+        let decoded = try VisitRecord(json: try JSONParser.parse(visit.jsonLine()))
+        #expect(decoded == visit)
+    }
+
+    @Test func locationsAndTripsAreNotVisits() throws {
+        #expect(throws: FeatureDecodingError.notALocation) {
+            try VisitRecord(json: try JSONParser.parse(FeatureEncodingTests.example.jsonLine()))
+        }
+    }
+}

@@ -131,3 +131,37 @@ struct OwnTracksConfigurationTests {
         #expect(outcome.changes == [] && outcome.warnings == [])
     }
 }
+
+@Suite("OwnTracks setConfiguration fuzz")
+struct OwnTracksConfigurationFuzzTests {
+    static let keys = ["locatorInterval", "locatorDisplacement", "monitoring", "locatorPriority", "pubRetain", "_type",
+                       "password", "host", "endpoint", "token", "ranging", "waypoints", "x\u{1B}[2J", ""]
+    static let values: [JSONValue] = [
+        .null, .bool(true), .bool(false), .number(-1), .number(0), .number(1), .number(2), .number(3), .number(10),
+        .number(60), .number(60.5), .number(1e308), .number(-1e308), .number(300), .number(500), .string(""),
+        .string("60"), .string("1m"), .string("\u{0}"), .string(String(repeating: "v", count: 1000)),
+        .array([.number(1)]), .object(["a": .number(1)]), .string("configuration"),
+    ]
+
+    /// Random objects: never a crash; every key is applied or gets exactly one warning; a
+    /// refused key never changes anything and never shows its value.
+    @Test func randomConfigurations() {
+        var random = SplitMix(state: FuzzBudget.seed(0x0717_2AC5))
+        _ = FuzzBudget.run(3000, seconds: FuzzBudget.seconds) { _ in
+            var members: [String: JSONValue] = [:]
+            for _ in 0..<Int.random(in: 0...6, using: &random) {
+                members[Self.keys.randomElement(using: &random)!] = Self.values.randomElement(using: &random)!
+            }
+            var settings = Settings()
+            let before = settings
+            let outcome = applyOwnTracksConfiguration(.object(members), to: &settings)
+            #expect(outcome.warnings.count <= members.count)
+            #expect(Set(outcome.warnings.map(\.key)).count == outcome.warnings.count)
+            #expect(settings.endpoint == before.endpoint && settings.token == before.token)
+            for warning in outcome.warnings where warning.reason == .refused {
+                #expect(!warning.description.contains("vvvv"))
+            }
+            if outcome.changes.isEmpty { #expect(settings == before) }
+        }
+    }
+}
