@@ -61,6 +61,10 @@ import OverlandProtocol
         #expect(members["source_type"]?.string == "gps")
         #expect(["gps", "router", "bluetooth", "bluetooth_le"].contains(members["source_type"]?.string ?? ""))
         #expect(members["state_topic"] == nil, "the position comes from the attributes")
+        // Documented conditions: state_topic may be left out only when json_attributes_topic
+        // is given; the device registry needs unique_id and identifiers (or connections).
+        #expect(members["state_topic"] != nil || members["json_attributes_topic"]?.string?.isEmpty == false)
+        #expect(members["unique_id"]?.string?.isEmpty == false)
         #expect(members["qos"]?.int == 1)
 
         let availability = try #require(members["availability"]?.array)
