@@ -17,7 +17,9 @@ public struct OwnTracksTransition: Sendable, Equatable {
     }
 
     /// The name every visit region carries. One name for all: Home Assistant's OwnTracks
-    /// integration keeps a list of regions entered by name, and matches names to its zones.
+    /// integration keeps a list of regions entered by name (holding the tracker there until
+    /// the leave) and matches names to its zones; with one name, a departure that was never
+    /// recorded is healed by the next visit's leave, and no zone is invented.
     public static let visitRegionName = "visit"
 
     public var event: Event
