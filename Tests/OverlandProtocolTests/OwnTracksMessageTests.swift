@@ -36,6 +36,14 @@ import OverlandProtocol
         #expect(json["topic"]?.string == "home/trackers/van")
     }
 
+    @Test func wifiMeansConnectivityW() throws {
+        var point = FeatureEncodingTests.example
+        point.wifi = "home-network"
+        let message = OwnTracksMessage.location(point, identity: Self.identity, topic: Self.topic, retained: false)
+        #expect(Self.text(message.payload).hasSuffix(#","tid":"an","conn":"w","topic":"owntracks/alice/van"}"#))
+        #expect(!Self.text(message.payload).contains("home-network"))
+    }
+
     @Test func answerToReportLocationCarriesTheTrigger() throws {
         let message = OwnTracksMessage.location(FeatureEncodingTests.example, identity: Self.identity, topic: Self.topic,
                                                 retained: false, trigger: "r")
