@@ -48,6 +48,11 @@ public enum OwnTracksCommand: Sendable, Equatable {
         }
     }
 
+    /// Reads a command from a `cmd` payload; the same as `init(payload:)`.
+    public static func parse(_ payload: some Collection<UInt8>) throws(OwnTracksCommandError) -> OwnTracksCommand {
+        try OwnTracksCommand(payload: payload)
+    }
+
     /// What `_type` holds, as a phrase: `"location"`, `a number`, `missing`.
     static func summary(of value: JSONValue?) -> String {
         switch value {

@@ -10,6 +10,8 @@ import OverlandProtocol
     @Test func reportLocation() throws {
         #expect(try Self.command(#"{"_type":"cmd","action":"reportLocation"}"#) == .reportLocation)
         #expect(try Self.command(" {\"action\" : \"reportLocation\", \"_type\" : \"cmd\"}\n") == .reportLocation)
+        let framed = Array(#"xx{"_type":"cmd","action":"reportLocation"}"#.utf8)
+        #expect(try OwnTracksCommand.parse(framed[2...]) == .reportLocation)
     }
 
     @Test func setConfigurationCarriesTheObject() throws {
