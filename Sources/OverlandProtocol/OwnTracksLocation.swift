@@ -10,7 +10,9 @@ import OverlandJSON
 /// `vel` is km/h rounded to an integer. Values the point does not know are left out rather
 /// than sent as -1: `acc` (unknown accuracy), `vel` (unknown speed), `cog` (unknown
 /// course), and `batt` and `bs` (battery state unknown). `bs` is OwnTracks' battery status:
-/// 1 unplugged, 2 charging, 3 full.
+/// 1 unplugged, 2 charging, 3 full. `conn` is `w` when the point names a Wi-Fi network
+/// and left out otherwise: an empty `wifi` cannot tell mobile data from a cable or no
+/// network at all, and the SSID itself is not sent.
 public struct OwnTracksLocation: Sendable, Equatable {
     public var latitude: Double
     public var longitude: Double
@@ -32,6 +34,11 @@ public struct OwnTracksLocation: Sendable, Equatable {
     public var trackerID: String?
     /// The topic, `owntracks/<device id>`.
     public var topic: String
+    /// OwnTracks' connectivity (`conn`): `w` on Wi-Fi, nil when unknown.
+    public var connectivity: String?
+    /// What made the device report (`t`): `r` answers a `reportLocation` command, `u` a
+    /// user's request; nil leaves it out, which OwnTracks reads as an automatic report.
+    public var trigger: String?
 
     /// The message for `point` from the device `identity`.
     public init(point: LocationFeature, identity: OwnTracksIdentity) {
@@ -53,6 +60,8 @@ public struct OwnTracksLocation: Sendable, Equatable {
         }
         trackerID = identity.trackerID
         topic = identity.topic
+        trigger = nil
+        connectivity = point.wifi.isEmpty ? nil : "w"
     }
 
     /// The message as compact JSON, keys in the order of the protocol reference.
@@ -89,6 +98,14 @@ public struct OwnTracksLocation: Sendable, Equatable {
         if let trackerID {
             writer.appendRaw(#","tid":"#)
             writer.appendString(trackerID)
+        }
+        if let connectivity {
+            writer.appendRaw(#","conn":"#)
+            writer.appendString(connectivity)
+        }
+        if let trigger {
+            writer.appendRaw(#","t":"#)
+            writer.appendString(trigger)
         }
         writer.appendRaw(#","topic":"#)
         writer.appendString(topic)
