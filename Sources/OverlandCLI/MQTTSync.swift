@@ -117,21 +117,35 @@ final class MQTTConnections: @unchecked Sendable {
                 Terminal.error(tool + "reportLocation: " + (published ? "the newest point published" : "no point in the journal to report"))
             }
         case .setConfiguration(let configuration):
-            ServerSetApplier(settingsPath: settingsPath, verbose: verbose)
-                .apply(OwnTracksConfiguration.settingsSet(from: configuration), token: destination.token)
+            OwnTracksConfigurationApplier.apply(configuration, settingsPath: settingsPath, token: destination.token,
+                                                label: destination.name, verbose: verbose)
         case .ignored(let why):
             Terminal.error(tool + "cmd ignored: \(why)")
         }
     }
 }
 
-/// OwnTracks' `setConfiguration` onto our settings: the `configuration` object without its
-/// `_type`, given to the same validation as a server's `set` (unknown keys ignored with a
-/// warning; the endpoint and token are never remotely settable).
-enum OwnTracksConfiguration {
-    static func settingsSet(from configuration: JSONValue) -> JSONValue {
-        guard case .object(var members) = configuration else { return configuration }
-        members["_type"] = nil
-        return .object(members)
+/// OwnTracks' `setConfiguration` onto the settings file, with OverlandSettings' mapping
+/// (`applyOwnTracksConfiguration`: OwnTracks keys onto remotely settable settings, with the
+/// checks of `set`; unknown keys ignored with a warning; never an endpoint or a token).
+enum OwnTracksConfigurationApplier {
+    static func apply(_ configuration: JSONValue, settingsPath: String, token: String?, label: String, verbose: Bool) {
+        let tool = "overland-sync: \(label): setConfiguration: "
+        do {
+            var outcome = OwnTracksConfigurationOutcome()
+            _ = try SettingsFile.update(path: settingsPath) { settings in
+                outcome = applyOwnTracksConfiguration(configuration, to: &settings)
+            }
+            // A warning quotes what was sent, where the token may have been echoed.
+            let secrets = token.map { [$0] } ?? []
+            for warning in outcome.warnings {
+                Terminal.error(tool + SecretRedaction.hiding(secrets, in: warning.description))
+            }
+            if verbose {
+                for change in outcome.changes { Terminal.error(tool + "\(change)") }
+            }
+        } catch {
+            Terminal.error(tool + "the settings were not saved: \(error)")
+        }
     }
 }

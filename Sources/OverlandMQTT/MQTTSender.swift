@@ -185,7 +185,7 @@ public final class MQTTSender {
     /// Publishes one message and waits for its PUBACK (request timeout).
     private func publishAndWait(_ message: OwnTracksMessages.Message) throws(MQTTError) {
         guard let client else { throw .tryLater("not connected") }
-        let mid = try client.publish(topic: message.topic, payload: message.payload, retain: message.retain)
+        let mid = try client.publish(topic: message.topic, payload: message.payload, retain: message.retained)
         let deadline = ContinuousClock.now + .milliseconds(Int64(destination.requestTimeout * 1000))
         do {
             try client.pump(until: deadline) { !$0.inFlight.contains(mid) }
@@ -206,18 +206,18 @@ public final class MQTTSender {
     }
 
     private func publishDiscovery() throws {
-        let config = HomeAssistantDiscovery(destination: destination, messages: messages)
-        try publishAndWait(config.message())
+        try publishAndWait(messages.discovery())
     }
 
     // MARK: - all
 
-    /// A published point the cursor has not passed yet.
+    /// A published message (or a record with none) the cursor has not passed yet.
     private struct Pending {
         /// The message id, nil for a record with nothing to publish.
         var mid: Int32?
-        /// The cursor once this record is handled.
-        var next: UInt64
+        /// The cursor once this entry is acknowledged: set on a record's last message (a
+        /// visit's transition and nothing else: one message per record today), nil before.
+        var next: UInt64?
         var acknowledged: Bool
     }
 
@@ -259,13 +259,16 @@ public final class MQTTSender {
                     endOfJournal = true
                     break
                 }
-                if let message = messages.message(forRecord: journalRecord.line) {
-                    let mid = try client.publish(topic: message.topic, payload: message.payload, retain: message.retain)
+                let recordMessages = messages.messages(forRecord: journalRecord.line[...])
+                if recordMessages.isEmpty {
+                    pending.append(Pending(mid: nil, next: journalRecord.sequence + 1, acknowledged: true))
+                }
+                for (index, message) in recordMessages.enumerated() {
+                    let mid = try client.publish(topic: message.topic, payload: message.payload, retain: message.retained)
                     indexOfMid[mid] = pending.count
                     publishedAt[pending.count] = ContinuousClock.now
-                    pending.append(Pending(mid: mid, next: journalRecord.sequence + 1, acknowledged: false))
-                } else {
-                    pending.append(Pending(mid: nil, next: journalRecord.sequence + 1, acknowledged: true))
+                    let last = index == recordMessages.count - 1
+                    pending.append(Pending(mid: mid, next: last ? journalRecord.sequence + 1 : nil, acknowledged: false))
                 }
             }
             if head == pending.count && (endOfJournal || stopPublishing) { break }
@@ -285,8 +288,10 @@ public final class MQTTSender {
                 publishedAt[index] = nil
             }
             while head < pending.count, pending[head].acknowledged {
-                if pending[head].mid != nil { report.sentRecords += 1 } else { report.skippedRecords += 1 }
-                handledUpTo = pending[head].next
+                if let next = pending[head].next {
+                    if pending[head].mid != nil { report.sentRecords += 1 } else { report.skippedRecords += 1 }
+                    handledUpTo = next
+                }
                 head += 1
             }
             if head == pending.count, head > 4096 {
@@ -364,8 +369,11 @@ public final class MQTTSender {
     }
 
     private func handle(command payload: [UInt8]) throws(MQTTError) -> CommandOutcome {
-        guard let command = MQTTCommand(payload: payload) else {
-            return .ignored("a command that is not an owntracks cmd message")
+        let command: OwnTracksCommand
+        do {
+            command = try OwnTracksCommand(payload: payload)
+        } catch {
+            return .ignored(error.description)
         }
         switch command {
         case .reportLocation:
@@ -374,7 +382,7 @@ public final class MQTTSender {
             return .reportedLocation(published: true)
         case .setConfiguration(let configuration):
             return .setConfiguration(configuration)
-        case .other(let action):
+        case .unsupported(let action):
             return .ignored("command '\(action)' is not one this tool takes (reportLocation, setConfiguration)")
         }
     }

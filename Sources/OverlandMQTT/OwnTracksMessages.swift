@@ -1,60 +1,62 @@
 import OverlandJSON
 import OverlandProtocol
 
-/// What the sender publishes, and where: OwnTracks messages on the device topic
-/// (https://owntracks.org/booklet/tech/json/), built with OverlandProtocol's encoders.
+/// What the sender publishes, and where: OwnTracks messages on the device topic, built
+/// with OverlandProtocol's encoders (`OwnTracksMessage`: a location per point, a
+/// `transition` per visit arrival and departure on `TOPIC/event`, nothing for trips and
+/// actions; `OwnTracksLWT`; `HomeAssistantDiscovery`).
 public struct OwnTracksMessages: Sendable {
     /// One message to publish.
-    public struct Message: Sendable, Equatable {
-        public var topic: String
-        public var payload: [UInt8]
-        public var retain: Bool
-    }
+    public typealias Message = OwnTracksMessage
 
-    public let deviceTopic: String
+    public let topic: OwnTracksTopic
     let identity: OwnTracksIdentity
+    let destination: MQTTDestination
 
+    public var deviceTopic: String { topic.value }
+
+    /// The messages of `destination`; its topic must have been validated.
     public init(destination: MQTTDestination) {
-        deviceTopic = destination.deviceTopic
-        var identity = OwnTracksIdentity(deviceID: destination.deviceID, fallbackUser: destination.credentials.username)
-        // The message's `topic` is the topic it is published on.
-        identity.topic = deviceTopic
-        self.identity = identity
+        self.destination = destination
+        topic = (try? OwnTracksTopic(validating: destination.deviceTopic))
+            ?? OwnTracksTopic(deviceID: destination.deviceID, username: destination.credentials.username)
+        identity = OwnTracksIdentity(deviceID: destination.deviceID, fallbackUser: destination.credentials.username)
     }
 
-    /// The message for a journal record: a location for a location point; nil for a record
-    /// with no OwnTracks equivalent (it counts as skipped).
-    public func message(forRecord line: some Collection<UInt8>, retain: Bool = false) -> Message? {
-        if let point = try? LocationFeature(jsonLine: line) {
-            return location(point, retain: retain)
-        }
-        return nil
+    /// The messages for a journal record, in order (none: the record counts as skipped).
+    public func messages(forRecord line: ArraySlice<UInt8>, retainLocation: Bool = false) -> [Message] {
+        OwnTracksMessage.messages(forRecord: line, identity: identity, topic: topic, retainLocation: retainLocation)
     }
 
     /// A `location` message for `point`; `trigger` is OwnTracks' `t` (`r`: an answer to
-    /// `reportLocation`), left out when nil.
+    /// `reportLocation`).
     public func location(_ point: LocationFeature, retain: Bool, trigger: String? = nil) -> Message {
-        var payload = OwnTracksLocation(point: point, identity: identity).jsonBody()
-        if let trigger, payload.last == UInt8(ascii: "}") {
-            var writer = JSONWriter(reservingCapacity: 16)
-            writer.appendRaw(#","t":"#)
-            writer.appendString(trigger)
-            payload.insert(contentsOf: writer.bytes, at: payload.count - 1)
-        }
-        return Message(topic: deviceTopic, payload: payload, retain: retain)
+        OwnTracksMessage.location(point, identity: identity, topic: topic, retained: retain, trigger: trigger)
     }
 
     /// OwnTracks' last will, `{"_type":"lwt","tst":N}` on the device topic: the broker
-    /// publishes it when the connection drops without a DISCONNECT, and Home Assistant's
-    /// OwnTracks integration then shows the tracker as away/offline.
+    /// publishes it when the connection drops without a DISCONNECT, and Home Assistant then
+    /// shows the tracker as unavailable (the discovery config's availability).
     public func lastWill(connectedAt time: Int64) -> MQTTClientOptions.Will {
-        var writer = JSONWriter(reservingCapacity: 40)
-        writer.appendRaw(#"{"_type":"lwt","tst":"#)
-        writer.appendInteger(time)
-        writer.appendRaw("}")
-        return MQTTClientOptions.Will(topic: deviceTopic, payload: writer.bytes, retain: false)
+        MQTTClientOptions.Will(topic: topic.value, payload: OwnTracksLWT.payload(tst: time), retain: false)
     }
 
     /// The topic OwnTracks devices take commands on.
-    public var commandTopic: String { deviceTopic + "/cmd" }
+    public var commandTopic: String { topic.command }
+
+    /// Home Assistant's discovery config for the device, retained: a `device_tracker`
+    /// whose attributes and availability are read from the OwnTracks messages on the device
+    /// topic (one publish per point serves OwnTracks and Home Assistant alike).
+    public func discovery() -> Message {
+        // One tracker per device topic: `owntracks/alice/van` is `owntracks_alice_van`.
+        let source = destination.deviceID.isEmpty ? topic.value : destination.deviceID
+        let objectID = HomeAssistantDiscovery.objectID(sanitising: topic.value)
+        let config = HomeAssistantDiscovery.deviceTracker(
+            objectID: objectID, name: source, jsonAttributesTopic: topic.value,
+            jsonAttributesTemplate: HomeAssistantDiscovery.ownTracksAttributesTemplate,
+            availability: .ownTracks(topic),
+            device: HomeAssistantDiscovery.Device(identifiers: ["overland_" + objectID], name: source, model: "overland-log"),
+            prefix: destination.discoveryPrefix)
+        return Message(topic: config.topic, payload: config.payload, retained: true)
+    }
 }

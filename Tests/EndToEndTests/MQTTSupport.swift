@@ -125,11 +125,13 @@ final class LiveSubscriber: @unchecked Sendable {
     let broker: MosquittoBroker
     let root: String
     let process: RunningTool
+    let user: (String, String)?
     private(set) var lines: [String] = []
 
     init(broker: MosquittoBroker, root: String, user: (String, String)? = nil) throws {
         self.broker = broker
         self.root = root
+        self.user = user
         var arguments = ["-h", "127.0.0.1", "-p", "\(broker.port)", "-q", "1", "-v", "-t", root + "/#"]
         if let user { arguments += ["-u", user.0, "-P", user.1] }
         process = try ToolRunner(executable: "/usr/bin/mosquitto_sub").start(arguments)
@@ -137,7 +139,7 @@ final class LiveSubscriber: @unchecked Sendable {
     }
 
     /// Publishes probes on `ROOT/probe` until one arrives (the subscription is in place).
-    func waitUntilSubscribed(user: (String, String)? = nil) throws {
+    func waitUntilSubscribed() throws {
         let deadline = ContinuousClock.now + .seconds(20)
         var attempt = 0
         while ContinuousClock.now < deadline {

@@ -9,7 +9,7 @@ import Glibc
 /// QoS 1, in journal order, once; the cursor moves only past what the broker acknowledged.
 @Suite(.serialized) struct MQTTSyncTests {
     /// The default topic for the sandbox's device id `reliability` without a user name.
-    static let topic = "owntracks/overland/reliability"
+    static let topic = "owntracks/user/reliability"
 
     func brokerURL(_ broker: MosquittoBroker, tls: Bool = false) -> String {
         "\(tls ? "mqtts" : "mqtt")://127.0.0.1:\(broker.port)"
@@ -231,21 +231,65 @@ import Glibc
         #expect((answer["tst"] as? NSNumber)?.int64Value == SyntheticDrive.time(9))
 
         let configuration = #"{"_type":"cmd","action":"setConfiguration","configuration":{"_type":"configuration","#
-            + #""send_interval":"10m","endpoint":"http://attacker.example/","token":"stolen","noSuchKey":1}}"#
+            + #""locatorInterval":30,"endpoint":"http://attacker.example/","token":"stolen","noSuchKey":1}}"#
         try broker.publish(["-q", "1", "-t", Self.topic + "/cmd", "-m", configuration])
         var settings = ""
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
             settings = (try? String(contentsOfFile: sandbox.settingsPath, encoding: .utf8)) ?? ""
-            if settings.contains("10m") { break }
+            if settings.contains("min_time") { break }
             usleep(100_000)
         }
-        #expect(settings.contains("\"10m\""), "\(settings)")
+        #expect(settings.contains("\"min_time\""), "\(settings)")
         #expect(!settings.contains("attacker"))
         #expect(!settings.contains("stolen"))
         watch.kill(SIGTERM)
         let stderr = watch.wait(timeout: .seconds(10)).stderrText
         #expect(stderr.contains("noSuchKey"), "\(stderr)")
         #expect(stderr.contains("endpoint"), "\(stderr)")
+    }
+
+    /// The user's flow: `overland destination add ... --protocol mqtt`, its keys, one run.
+    @Test func aDestinationWithCredentialsTopicAndDiscovery() throws {
+        let sandbox = try ReliabilitySandbox(prefix: "overland-mqtt-destination")
+        try sandbox.logEpochs(0..<20)
+        let broker = try MosquittoBroker(directory: sandbox.directory.path, users: ["alice": "broker-password"])
+        let user = ("alice", "broker-password")
+        let overland = sandbox.overland
+        for arguments in [["destination", "add", "home", "mqtt://127.0.0.1:\(broker.port)", "--protocol", "mqtt", "--from-start"],
+                          ["destination", "set", "home", "username", "alice"],
+                          ["destination", "set", "home", "topic", "owntracks/alice/van"],
+                          ["destination", "set", "home", "discovery", "true"]] {
+            let done = try overland.run(arguments)
+            try #require(done.succeeded, "\(arguments): \(done)")
+        }
+        let token = try overland.run(["destination", "set", "home", "token", "--stdin"], stdinText: "broker-password\n")
+        try #require(token.succeeded, "\(token)")
+        let subscriber = try LiveSubscriber(broker: broker, root: "owntracks", user: user)
+
+        let result = try sandbox.sync.run(["--journal", sandbox.journal, "--now"])
+        #expect(result.succeeded, "\(result)")
+        #expect(!result.stderrText.contains("broker-password"))
+        let payloads = subscriber.collect(on: "owntracks/alice/van", count: 20)
+        #expect(payloads.count == 20)
+        let first = try #require(payloads.first.flatMap(ownTracksMessage))
+        #expect(first["topic"] as? String == "owntracks/alice/van")
+        #expect(first["_type"] as? String == "location")
+
+        // Home Assistant's discovery config, retained, read from the device topic.
+        let config = try broker.subscribeOnce("homeassistant/device_tracker/owntracks_alice_van/config", user: user)
+        let line = try #require(config.stdoutLines.first, "\(config)")
+        let prefix = "1 homeassistant/device_tracker/owntracks_alice_van/config "
+        #expect(line.hasPrefix(prefix), "\(line)")
+        let discovery = try #require(ownTracksMessage(String(line.dropFirst(prefix.count))))
+        #expect(discovery["json_attributes_topic"] as? String == "owntracks/alice/van")
+        #expect(discovery["source_type"] as? String == "gps")
+        #expect(discovery["unique_id"] as? String == "overland_owntracks_alice_van")
+        #expect((discovery["device"] as? [String: Any])?["identifiers"] is [String])
+
+        // A topic with a wildcard is refused when set; the destination keeps working.
+        let bad = try overland.run(["destination", "set", "home", "topic", "owntracks/+/van"])
+        #expect(bad.exitStatus == 78 || bad.exitStatus == 64, "\(bad)")
+        #expect(bad.stderrLines.count == 1, "\(bad.stderrText)")
     }
 }
