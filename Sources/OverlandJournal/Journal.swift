@@ -18,7 +18,7 @@ public final class Journal: @unchecked Sendable {
     var segmentsPath: String { path + "/segments" }
     var cursorPath: String { path + "/cursor.json" }
     var damagedPath: String { path + "/damaged" }
-    /// Where tools keep their small state files (trip, sync state).
+    /// Where tools keep their small state files (section 1 of journal-format.md).
     public var statePath: String { path + "/state" }
 
     /// The largest segment file a reader loads; a larger one is refused as damage.

@@ -6,7 +6,7 @@ import OverlandProtocol
 /// through a `Transport`, and moves the cursor only after the server acknowledged a batch.
 ///
 /// A run, in order:
-/// 1. takes the journal's sync lock (`state/sync.lock`); a run that finds it taken ends
+/// 1. takes the journal's cursor lock (`tryLockCursors`, also taken by `overland journal move`); a run that finds it taken ends
 ///    at once with `.alreadyRunning`;
 /// 2. unless told to send now, does nothing while sending is off, while the backoff after
 ///    failures holds, or while the send interval since the last delivery has not passed;
@@ -46,9 +46,6 @@ public final class SyncEngine: Sendable {
         self.random = random
     }
 
-    /// `state/sync.lock`, also taken by `overland journal move`.
-    static let lockName = "sync.lock"
-
     /// Runs once (see the type's description). `sendNow` ignores the send interval, the
     /// backoff and a send interval that is off. `onProgress` hears after each delivered
     /// request; `onSet` receives a delivered reply's `set` object, unvalidated, for the
@@ -69,7 +66,7 @@ public final class SyncEngine: Sendable {
         var warnings: [String] = []
         do {
             // One run at a time: the kernel lets go of the lock however the process ends.
-            guard let acquired = try journal.tryLock(Self.lockName) else {
+            guard let acquired = try journal.tryLockCursors() else {
                 return SyncReport(outcome: .alreadyRunning, message: "another sync of this journal is running")
             }
             lock = acquired
