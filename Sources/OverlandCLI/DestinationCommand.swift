@@ -154,10 +154,9 @@ public struct DestinationCommand: ParsableCommand {
             commandName: "set",
             abstract: "Change one key of a destination.",
             discussion: """
-                Keys: url, protocol, profile, token, device_id, send_interval, ca_file; \
-                logging_mode but for mqtt; for overland also batch_size and \
-                consider_2xx_successful; for mqtt topic, username, discovery, keepalive and \
-                protocol_version. A key the \
+                Keys: url, protocol, profile, token, device_id, send_interval, ca_file, \
+                logging_mode; for overland also batch_size and consider_2xx_successful; for \
+                mqtt topic, username, discovery, keepalive and protocol_version. A key the \
                 destination's protocol does not take is refused. Values are checked as \
                 'overland config set' checks them.
 
