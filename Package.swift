@@ -39,7 +39,8 @@ let package = Package(
         .target(name: "OverlandJournal", dependencies: ["CZlib", "OverlandJSON"]),
         // Settings: the file, every key with its allowed values, presets, `set`, setup links.
         .target(name: "OverlandSettings", dependencies: ["OverlandJSON"]),
-        // Reads the journal from the cursor, batches, posts, advances the cursor.
+        // Reads the journal from the cursor, batches, posts, advances the cursor; copy
+        // detection (the machine's registry of synced journals).
         .target(
             name: "OverlandSync",
             dependencies: [
@@ -104,7 +105,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "OverlandJournal", "OverlandJSON",
+                "OverlandJournal", "OverlandJSON", "OverlandSync",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -8,7 +8,7 @@ format's test vectors against the Swift tools.
     python3 scripts/journal_reader.py JOURNAL          every intact record, as stored, one a line
     python3 scripts/journal_reader.py JOURNAL --json   the summary of `overland journal verify --json`
 
-Exit status: 0 intact (a torn tail is not damage), 65 damage found, cursor or journal
+Exit status: 0 intact (a torn tail is not damage), 65 damage found, a cursor or the journal
 refused, 66 not a journal, 64 usage. It never writes to the journal.
 """
 
@@ -33,6 +33,7 @@ MAX_DEPTH = 64
 HEADER = 54
 SEAL_SIZE = 64
 SEGMENT_NAME = re.compile(r"^[0-9]{20}\.jsonl\.gz$")
+CURSOR_FILE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}\.json$")
 
 EX_DATAERR = 65
 EX_NOINPUT = 66
@@ -320,14 +321,32 @@ def read_manifest(journal):
         raise NotAJournal("no segments directory")
     if os.path.islink(os.path.join(journal, "journal.lock")):
         raise Refused("journal.lock", "symlink")
+    cursor_names(journal)  # refuses a cursors/ that is a link or not a directory (section 14)
     return bytes.fromhex(journal_id)
 
 
-def read_cursor(journal, journal_id):
-    """Section 9. Returns ("ok", next) or ("error", code)."""
-    path = os.path.join(journal, "cursor.json")
+def cursor_names(journal):
+    """The readers with a cursor file under cursors/ (section 9), sorted; other files are
+    not cursors. Refuses a cursors/ that is a symlink or not a directory (section 14)."""
+    path = os.path.join(journal, "cursors")
     try:
-        if not is_regular(path, "cursor.json"):
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return []
+    if stat.S_ISLNK(info.st_mode):
+        raise Refused("cursors", "symlink")
+    if not stat.S_ISDIR(info.st_mode):
+        raise Refused("cursors", "not-a-file")
+    return sorted(entry[:-5] for entry in os.listdir(path) if CURSOR_FILE.match(entry))
+
+
+def read_cursor(journal, journal_id, name=None):
+    """Section 9: cursor.json, or cursors/NAME.json for a name. Returns ("ok", next)
+    (0 when the file is missing) or ("error", code)."""
+    relative = "cursor.json" if name is None else "cursors/%s.json" % name
+    path = os.path.join(journal, relative)
+    try:
+        if not is_regular(path, relative):
             return "ok", 0
     except Refused:
         return "error", "cursor-not-file"
@@ -358,6 +377,8 @@ def read_cursor(journal, journal_id):
     if not isinstance(cid, str) or not re.fullmatch(r"[0-9a-fA-F]{32}", cid):
         return "error", "cursor-invalid"
     if not isinstance(nxt, int) or isinstance(nxt, bool) or not 0 <= nxt <= MAX_SEQUENCE_END:
+        return "error", "cursor-invalid"
+    if name is not None and cursor.get("name") != name:
         return "error", "cursor-invalid"
     if bytes.fromhex(cid) != journal_id:
         return "error", "cursor-foreign"
@@ -426,14 +447,21 @@ def read_journal(journal):
                     records.append((number, line))
 
     summary = {"segments": len(names), "records": len(records), "damaged": damaged}
-    state, value = read_cursor(journal, journal_id)
-    if state == "ok":
-        summary["cursors"] = {"default": {"next": value,
-                                          "unsent": sum(1 for number, _ in records if number >= value)}}
-    else:
-        summary["cursors"] = {"default": {"error": value}}
+    readers = cursor_names(journal)
+    # One reader: cursor.json is the default reader's cursor. Several: it is the floor,
+    # listed under its file name, then each reader's cursor by name (section 14).
+    summary["cursors"] = {("cursor.json" if readers else "default"): cursor_entry(read_cursor(journal, journal_id), records)}
+    for name in readers:
+        summary["cursors"][name] = cursor_entry(read_cursor(journal, journal_id, name), records)
     summary["tail"] = tail
     return records, summary
+
+
+def cursor_entry(reading, records):
+    state, value = reading
+    if state != "ok":
+        return {"error": value}
+    return {"next": value, "unsent": sum(1 for number, _ in records if number >= value)}
 
 
 def main(argv):
@@ -462,9 +490,13 @@ def main(argv):
     for item in summary["damaged"]:
         sys.stderr.write("journal_reader.py: %s: %d damaged bytes at offset %d skipped (%s)\n"
                          % (item["file"], item["length"], item["offset"], item["reason"]))
-    if "error" in summary["cursors"]["default"]:
-        sys.stderr.write("journal_reader.py: refusing cursor.json: %s\n" % summary["cursors"]["default"]["error"])
-    if summary["damaged"] or "error" in summary["cursors"]["default"]:
+    refused = False
+    for key, entry in summary["cursors"].items():
+        if "error" in entry:
+            refused = True
+            sys.stderr.write("journal_reader.py: refusing %s: %s\n"
+                             % ("cursor.json" if key in ("default", "cursor.json") else "cursors/%s.json" % key, entry["error"]))
+    if summary["damaged"] or refused:
         return EX_DATAERR
     return 0
 

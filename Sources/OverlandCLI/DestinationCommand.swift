@@ -154,9 +154,9 @@ public struct DestinationCommand: ParsableCommand {
             commandName: "set",
             abstract: "Change one key of a destination.",
             discussion: """
-                Keys: url, protocol, profile, token, device_id, send_interval, ca_file; for \
-                overland also batch_size, logging_mode and consider_2xx_successful; for mqtt \
-                topic, username, discovery, keepalive and protocol_version. A key the \
+                Keys: url, protocol, profile, token, device_id, send_interval, ca_file, \
+                logging_mode; for overland also batch_size and consider_2xx_successful; for \
+                mqtt topic, username, discovery, keepalive and protocol_version. A key the \
                 destination's protocol does not take is refused. Values are checked as \
                 'overland config set' checks them.
 
@@ -302,8 +302,8 @@ public struct DestinationCommand: ParsableCommand {
             abstract: "Remove a destination, its cursor and its sync state.",
             discussion: """
                 Deletes the destination from destinations.json, then its cursor and its \
-                state file from the configured journal: segments only it still needed are \
-                deleted by the next sync's retention. Points it had not received are not \
+                state file from the configured journal, and the sealed segments only it \
+                still needed (once older than retention_days, as a sync would). Points it had not received are not \
                 sent anywhere else. Run again on a name whose removal was interrupted, it \
                 deletes the cursor left behind.
 
@@ -328,7 +328,9 @@ public struct DestinationCommand: ParsableCommand {
                     configured = destinations.contains { $0.name == name }
                     destinations.removeAll { $0.name == name }
                 }
-                let released = try DestinationCursors.release(name, journalPath: journalOptions.path(with: settings))
+                let remaining = try settingsOptions.destinations(settings: settings).map(\.name)
+                let released = try DestinationCursors.release(name, journalPath: journalOptions.path(with: settings), readers: remaining,
+                                                              keepSeconds: Int64(settings.retentionDays) * 86_400)
                 guard configured || released else {
                     throw DestinationCommand.unknown(name, among: try settingsOptions.destinations(settings: settings))
                 }

@@ -58,9 +58,11 @@ enum DestinationCursors {
         return Start(journalPath: journalPath, journalExists: true, next: next, end: end)
     }
 
-    /// Deletes the cursor `name` and its sync state from the journal at `journalPath`;
-    /// true when either was there.
-    static func release(_ name: String, journalPath: String) throws -> Bool {
+    /// Deletes the cursor `name` and its sync state from the journal at `journalPath`, then
+    /// the sealed segments every remaining reader (`readers`) has passed and that are older
+    /// than `keepSeconds` (what only `name` still held); true when the cursor or the state
+    /// was there.
+    static func release(_ name: String, journalPath: String, readers: [String], keepSeconds: Int64) throws -> Bool {
         guard StatusCommand.exists(journalPath) else { return false }
         let journal = try Journal(path: journalPath)
         let cursor = try cursorName(name)
@@ -70,6 +72,9 @@ enum DestinationCursors {
         let held = try journal.cursorNames().contains(cursor) || (try journal.readState(stateFile)) != nil
         try journal.removeCursor(for: cursor)
         try journal.removeState(stateFile)
+        if held {
+            try journal.removeSentSegments(keepSeconds: keepSeconds, readers: readers.compactMap { CursorName($0) })
+        }
         return held
     }
 

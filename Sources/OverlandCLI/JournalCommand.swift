@@ -66,6 +66,26 @@ public struct JournalCommand: ParsableCommand {
                     if let last { writer.appendString(last) } else { writer.appendNull() }
                     writer.appendRaw(",\"out_of_order\":" as StaticString)
                     writer.appendInteger(Int64(outOfOrder))
+                    if !stats.readers.isEmpty {
+                        // Several readers: `sent` above is what every one of them sent (below the floor).
+                        writer.appendRaw(",\"readers\":{" as StaticString)
+                        for (index, reader) in stats.readers.enumerated() {
+                            if index > 0 { writer.appendRaw(",") }
+                            writer.appendString(reader.name.text)
+                            if let cursor = reader.cursor {
+                                writer.appendRaw(":{\"cursor\":" as StaticString)
+                                writer.appendInteger(Int64(cursor))
+                                writer.appendRaw(",\"sent\":" as StaticString)
+                                writer.appendInteger(Int64(reader.sentRecords))
+                                writer.appendRaw(",\"unsent\":" as StaticString)
+                                writer.appendInteger(Int64(stats.records - reader.sentRecords))
+                                writer.appendRaw("}")
+                            } else {
+                                writer.appendRaw(":{\"error\":\"refused\"}" as StaticString)
+                            }
+                        }
+                        writer.appendRaw("}")
+                    }
                     writer.appendRaw("}\n" as StaticString)
                     Terminal.output(String(decoding: writer.bytes, as: UTF8.self))
                     return
@@ -73,6 +93,13 @@ public struct JournalCommand: ParsableCommand {
                 Terminal.line("journal   \(journal.path)")
                 Terminal.line("id        \(journal.id)  device \(journal.manifest.deviceID.isEmpty ? "(none)" : journal.manifest.deviceID)")
                 Terminal.line("points    \(stats.records): \(sent) sent, \(skipped == 0 ? "" : "\(skipped) skipped (only the newest is sent in the latest and owntracks modes), ")\(stats.unsentRecords) unsent")
+                for reader in stats.readers {
+                    if let cursor = reader.cursor {
+                        Terminal.line("  \(reader.name): \(reader.sentRecords) sent, \(stats.records - reader.sentRecords) unsent (cursor \(cursor))")
+                    } else {
+                        Terminal.line("  \(reader.name): cursor refused ('overland journal verify' says why)")
+                    }
+                }
                 Terminal.line("from      \(first ?? "-")")
                 Terminal.line("to        \(last ?? "-")")
                 if outOfOrder > 0 {
@@ -95,8 +122,9 @@ public struct JournalCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check every segment: framing, checksums, record JSON.",
             discussion: """
-                Prints each damaged range (file, offset, length, reason). Exit status 0 when the journal is intact, \
-                65 when damage was found or the cursor cannot be used. With --json, prints the summary of \
+                Prints each damaged range (file, offset, length, reason) and, when the journal has several readers, \
+                each cursor with its backlog. Exit status 0 when the journal is intact, \
+                65 when damage was found or a cursor cannot be used. With --json, prints the summary of \
                 journal-format.md section 14 on standard output. Reads only: nothing in the journal changes.
                 """)
 
@@ -109,11 +137,11 @@ public struct JournalCommand: ParsableCommand {
                 let printer = IssuePrinter(tool: "overland journal verify")
                 let journal: Journal
                 let result: Journal.Verification
-                let cursor: Journal.CursorReading
+                let cursors: [VerifySummary.Cursor]
                 do {
                     journal = try Journal(path: directory, readOnly: true)
                     result = try journal.verify(onIssue: printer.handler)
-                    cursor = try journal.readCursor()
+                    cursors = try VerifySummary.cursors(of: journal, onIssue: printer.handler)
                 } catch {
                     if json, case JournalError.untrusted(let path, let reason) = error {
                         Terminal.output(VerifySummary.refusal(file: VerifySummary.relative(path, in: directory), reason: reason))
@@ -121,14 +149,23 @@ public struct JournalCommand: ParsableCommand {
                     throw error
                 }
                 if json {
-                    Terminal.output(VerifySummary.json(result, cursor: cursor))
+                    Terminal.output(VerifySummary.json(result, cursors: cursors))
                 } else {
                     var summary = "\(result.segments) segments, \(result.intactRecords) intact records, \(result.damage) damaged ranges"
                     if result.unfinishedTail { summary += "; the active segment ends in an unfinished write (cut on the next append)" }
                     Terminal.line(summary)
+                    // With several readers, each cursor and its backlog (section 9).
+                    if cursors.count > 1 || cursors.first?.key != "default" {
+                        for cursor in cursors { Terminal.line(VerifySummary.line(cursor, result)) }
+                    }
                 }
-                if case .refused(_, let reason) = cursor {
-                    throw CommandFailure("refusing '\(journal.path)/cursor.json': \(reason)", status: .dataError)
+                let refused = cursors.compactMap { cursor -> String? in
+                    guard case .refused(_, let reason) = cursor.reading else { return nil }
+                    return "refusing '\(journal.path)/\(cursor.file)': \(reason)"
+                }
+                if !refused.isEmpty {
+                    for line in refused.dropLast() { Terminal.error("overland journal verify: " + line) }
+                    throw CommandFailure(refused.last!, status: .dataError)
                 }
                 if result.damage > 0 {
                     throw CommandFailure("damage found; 'overland journal repair' keeps the intact records and sets the rest aside",

@@ -182,12 +182,17 @@ public struct SyncCommand: AsyncParsableCommand {
                       settings: Settings) async throws -> ExitStatus {
         let journal = try Journal(path: path)
         let trip = try Trip.active(in: journal)
+        let tripProgress: [UInt8]? = try trip.map { (trip: Trip) throws -> [UInt8] in
+            let summary = try TripSummary.compute(for: trip, in: journal)
+            return TripProgress(mode: trip.mode, start: trip.start, distance: summary.distance,
+                                startLocation: summary.startLocation, currentLocation: summary.latestLocation).json()
+        }
         // Each destination's configuration, or why it cannot work. Checked before anything
         // reaches the HTTP client (a port past 65535 would trap there), and before the
         // journal's origin: a configuration error is the first thing to fix.
         var jobs: [DestinationJob] = []
         for destination in destinations.selected {
-            let configuration = try syncConfiguration(for: destination, settings: settings, journal: journal, trip: trip)
+            let configuration = syncConfiguration(for: destination, settings: settings, duringTrip: trip != nil, trip: tripProgress)
             var job = DestinationJob(destination: destination, configuration: configuration)
             if MQTTSync.isMQTT(destination) {
                 let mqtt = MQTTSync.destination(destination, settings: settings, maxTime: maxTime)
@@ -309,21 +314,21 @@ public struct SyncCommand: AsyncParsableCommand {
         var refusal: String?
     }
 
-    private func syncConfiguration(for destination: Destination, settings: Settings, journal: Journal,
-                                   trip: Trip?) throws -> SyncConfiguration {
+    /// What `destination` is sent with; `trip` is the active trip's `trip` object.
+    private func syncConfiguration(for destination: Destination, settings: Settings, duringTrip: Bool,
+                                   trip: [UInt8]?) -> SyncConfiguration {
         var configuration = SyncConfiguration(endpoint: destination.url, token: destination.token,
                                               deviceID: DeviceIdentity.resolve(flag: destination.deviceID, settings: settings))
         configuration.wireProtocol = WireProtocol(rawValue: destination.wireProtocol.rawValue) ?? .overland
         if destination.isDefault {
             // The default destination follows the trip profile while a trip runs.
-            let profile = settings.profile(duringTrip: trip != nil)
+            let profile = settings.profile(duringTrip: duringTrip)
             configuration.batchSize = profile.batchSize.count
             configuration.loggingMode = SyncConfiguration.LoggingMode(rawValue: profile.loggingMode.rawValue) ?? .all
         } else {
             configuration.batchSize = destination.batchSize.count
             configuration.loggingMode = SyncConfiguration.LoggingMode(rawValue: destination.loggingMode.rawValue) ?? .all
         }
-        if destination.wireProtocol == .owntracks { configuration.loggingMode = .owntracks }
         configuration.consider2xxSuccessful = destination.consider2xxSuccessful
         configuration.profile = ReceiverProfile(named: destination.profile.rawValue) ?? .none
         configuration.sendIntervalSeconds = destination.sendInterval.seconds
@@ -332,11 +337,7 @@ public struct SyncCommand: AsyncParsableCommand {
         configuration.userAgent = "overland-sync/\(OverlandVersion.current)"
         // Retention runs once for every destination, after the run (DestinationsRun).
         configuration.keepSentSeconds = nil
-        if let trip {
-            let summary = try TripSummary.compute(for: trip, in: journal)
-            configuration.trip = TripProgress(mode: trip.mode, start: trip.start, distance: summary.distance,
-                                              startLocation: summary.startLocation, currentLocation: summary.latestLocation).json()
-        }
+        configuration.trip = trip
         return configuration
     }
 

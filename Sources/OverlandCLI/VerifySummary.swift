@@ -7,9 +7,30 @@ import OverlandJournal
 ///
 ///     {"segments": 2, "records": 4180, "damaged": [{"file": "segments/…", "offset": 0,
 ///      "length": 96, "reason": "bad-data"}], "cursors": {"default": {"next": 10, "unsent": 4170}},
+///      (with named cursors: {"cursor.json": {…}, "NAME": {…}, …})
 ///      "tail": null}
 enum VerifySummary {
-    static func json(_ result: Journal.Verification, cursor: Journal.CursorReading) -> String {
+    /// One cursor file as `verify` reports it: its key in `cursors` (section 14), its file
+    /// relative to the journal, and what it holds.
+    struct Cursor {
+        var key: String
+        var file: String
+        var reading: Journal.CursorReading
+    }
+
+    /// The journal's cursors in the order of section 14: with one reader, `cursor.json` as
+    /// `default`; with named cursors, `cursor.json` (the floor) under its file name, then each
+    /// `cursors/NAME.json` by name.
+    static func cursors(of journal: Journal, onIssue: JournalIssueHandler?) throws -> [Cursor] {
+        let names = try journal.cursorNames(onIssue: onIssue)
+        var cursors = [Cursor(key: names.isEmpty ? "default" : "cursor.json", file: "cursor.json", reading: try journal.readCursor())]
+        for name in names {
+            cursors.append(Cursor(key: name.text, file: "cursors/\(name).json", reading: try journal.readCursor(for: name)))
+        }
+        return cursors
+    }
+
+    static func json(_ result: Journal.Verification, cursors: [Cursor]) -> String {
         var writer = JSONWriter()
         writer.appendRaw("{\"segments\": ".utf8)
         writer.appendInteger(Int64(result.segments))
@@ -20,23 +41,37 @@ enum VerifySummary {
             if index > 0 { writer.appendRaw(", ".utf8) }
             appendRange(range, code: range.code.rawValue, to: &writer)
         }
-        writer.appendRaw("], \"cursors\": {\"default\": ".utf8)
-        switch cursor {
-        case .valid(let next):
-            writer.appendRaw("{\"next\": ".utf8)
-            writer.appendInteger(Int64(next))
-            writer.appendRaw(", \"unsent\": ".utf8)
-            writer.appendInteger(Int64(result.unsent(from: next)))
-            writer.appendRaw("}".utf8)
-        case .refused(let code, _):
-            writer.appendRaw("{\"error\": ".utf8)
-            writer.appendString(code)
-            writer.appendRaw("}".utf8)
+        writer.appendRaw("], \"cursors\": {".utf8)
+        for (index, cursor) in cursors.enumerated() {
+            if index > 0 { writer.appendRaw(", ".utf8) }
+            writer.appendString(cursor.key)
+            writer.appendRaw(": ".utf8)
+            switch cursor.reading {
+            case .valid(let next):
+                writer.appendRaw("{\"next\": ".utf8)
+                writer.appendInteger(Int64(next))
+                writer.appendRaw(", \"unsent\": ".utf8)
+                writer.appendInteger(Int64(result.unsent(from: next)))
+                writer.appendRaw("}".utf8)
+            case .refused(let code, _):
+                writer.appendRaw("{\"error\": ".utf8)
+                writer.appendString(code)
+                writer.appendRaw("}".utf8)
+            }
         }
         writer.appendRaw("}, \"tail\": ".utf8)
         if let tail = result.tail { appendRange(tail, code: nil, to: &writer) } else { writer.appendNull() }
         writer.appendRaw("}\n".utf8)
         return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    /// A cursor as a line of text: `cursor traccar: next 4060, 120 unsent`.
+    static func line(_ cursor: Cursor, _ result: Journal.Verification) -> String {
+        let label = cursor.key == "cursor.json" ? "cursor.json (floor)" : "cursor \(cursor.key)"
+        switch cursor.reading {
+        case .valid(let next): return "\(label): next \(next), \(result.unsent(from: next)) unsent"
+        case .refused(let code, _): return "\(label): refused (\(code))"
+        }
     }
 
     /// What `--json` prints when the journal is refused (journal-format.md section 2: a

@@ -13,9 +13,9 @@ import Musl
 /// `append.after-sync`, `seal.after-write` (the sealed copy is synced, not yet renamed; or,
 /// sealing a bulk import in place, the seal member is written, not yet synced),
 /// `seal.after-sync` (in place), `seal.after-rename`, `cursor.after-write`, `cursor.after-rename` (before the directory
-/// sync), and `sync.after-reply` (overland-sync: the server acknowledged a batch, the
-/// cursor is not yet written), `trip.after-record` (`overland trip stop`: the trip record is
-/// committed, the trip not yet cleared).
+/// sync; `cursor.json`), `cursors.after-write`, `cursors.after-rename` (a named cursor),
+/// `cursors.after-named` (a named cursor written, the floor not yet), and the move's
+/// (`Journal+Move.swift`). Other modules reach points of their own, named where they are.
 public enum FaultPoint {
     private struct Armed: Sendable {
         let name: String

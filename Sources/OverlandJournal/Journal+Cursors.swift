@@ -115,13 +115,27 @@ extension Journal {
     /// The readers whose cursor files are under `cursors/`, sorted. Other files there are
     /// ignored (`verify` reports them).
     public func cursorNames() throws(JournalError) -> [CursorName] {
+        try cursorNames(onIssue: nil)
+    }
+
+    /// `cursorNames()`, reporting each file under `cursors/` that is not a cursor (for `verify`).
+    public func cursorNames(onIssue: JournalIssueHandler?) throws(JournalError) -> [CursorName] {
         switch FileSystem.kind(cursorsPath) {
         case .missing: return []
         case .directory: break
         case .symlink: throw .untrusted(path: cursorsPath, reason: "is a symbolic link")
         default: throw .untrusted(path: cursorsPath, reason: "not a directory")
         }
-        return try FileSystem.listDirectory(cursorsPath).compactMap { CursorName(fileName: $0) }.sorted()
+        var names: [CursorName] = []
+        for fileName in try FileSystem.listDirectory(cursorsPath) {
+            if let name = CursorName(fileName: fileName) {
+                names.append(name)
+            } else if !fileName.hasPrefix(".tmp-") {
+                onIssue?(JournalIssue(kind: .unexpectedFile, file: "cursors/" + fileName, offset: 0, length: 0,
+                                      reason: "cursor names are NAME.json, NAME of a-z 0-9 _ - (32 at most, a letter or digit first)"))
+            }
+        }
+        return names.sorted()
     }
 
     /// Moves a reader's cursor, durably and atomically (temporary file, fsync, rename,

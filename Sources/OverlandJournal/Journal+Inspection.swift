@@ -16,9 +16,19 @@ extension Journal {
         public var sealedBytes = 0
         public var activeRecords: UInt64 = 0
         public var activeBytes = 0
+        /// The floor (`cursor.json`): `sentRecords` counts the records below it.
         public var cursor: UInt64 = 0
         /// One past the newest record.
         public var endSequence: UInt64 = 0
+        /// Each named cursor (journal-format.md section 9), by name: empty with one reader.
+        public var readers: [Reader] = []
+
+        /// A reader's cursor and the records present below it (nil: its cursor file is refused).
+        public struct Reader: Sendable, Equatable {
+            public var name: CursorName
+            public var cursor: UInt64?
+            public var sentRecords: UInt64 = 0
+        }
 
         public var unsentRecords: UInt64 { records - sentRecords }
         public var bytes: Int { sealedBytes + activeBytes }
@@ -28,6 +38,13 @@ extension Journal {
     public func statistics() throws(JournalError) -> Statistics {
         var result = Statistics()
         result.cursor = try cursor()
+        for name in try cursorNames() {
+            if case .valid(let next) = try readCursor(for: name) {
+                result.readers.append(Statistics.Reader(name: name, cursor: next))
+            } else {
+                result.readers.append(Statistics.Reader(name: name, cursor: nil))
+            }
+        }
         let names = try segments()
         for (index, name) in names.enumerated() {
             let limit = index + 1 < names.count ? names[index + 1].firstSequence : .max
@@ -40,6 +57,9 @@ extension Journal {
                 guard end > first else { continue }
                 records += end - first
                 if first < result.cursor { result.sentRecords += min(end, result.cursor) - first }
+                for index in result.readers.indices {
+                    if let next = result.readers[index].cursor, first < next { result.readers[index].sentRecords += min(end, next) - first }
+                }
                 result.endSequence = max(result.endSequence, end)
             }
             result.segments += 1

@@ -48,8 +48,8 @@ extension Journal {
         return JournalLock(lock)
     }
 
-    /// Takes an exclusive lock named `name` without waiting (for one sync run at a time);
-    /// nil when another process holds it. The lock lasts as long as the returned value.
+    /// Takes an exclusive lock named `name` without waiting; nil when another process
+    /// holds it. The lock lasts as long as the returned value.
     public func tryLock(_ name: String) throws(JournalError) -> JournalLock? {
         try FileSystem.makeDirectory(statePath)
         let lock = try FileLock(path: try statePath(name), create: true)

@@ -18,7 +18,7 @@ public final class Journal: @unchecked Sendable {
     var segmentsPath: String { path + "/segments" }
     var cursorPath: String { path + "/cursor.json" }
     var damagedPath: String { path + "/damaged" }
-    /// Where tools keep their small state files (trip, sync state).
+    /// Where tools keep their small state files (section 1 of journal-format.md).
     public var statePath: String { path + "/state" }
 
     /// The largest segment file a reader loads; a larger one is refused as damage.
@@ -80,6 +80,12 @@ public final class Journal: @unchecked Sendable {
         }
         let lockPath = path + "/journal.lock"
         if FileSystem.kind(lockPath) == .symlink { throw .untrusted(path: lockPath, reason: "is a symbolic link") }
+        // The readers' cursors: a link there could point every reader at another journal's.
+        switch FileSystem.kind(path + "/cursors") {
+        case .missing, .directory: break
+        case .symlink: throw .untrusted(path: path + "/cursors", reason: "is a symbolic link")
+        default: throw .untrusted(path: path + "/cursors", reason: "not a directory")
+        }
         // On read-only media there may be no lock file and no way to make one; nobody can be
         // appending there, so reading without it is safe.
         lock = try? FileLock(path: lockPath, create: !readOnly)

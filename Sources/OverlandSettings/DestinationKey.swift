@@ -93,7 +93,7 @@ public struct DestinationKey: Sendable, CustomStringConvertible {
                        settingsKey: "device_id", "the device id sent in every point; unset: the settings' device id"),
         DestinationKey("batch_size", \.batchSize, .choice(BatchSize.self, asNumber: true), protocols: [.overland],
                        settingsKey: "batch_size", "the most points per request"),
-        DestinationKey("logging_mode", \.loggingMode, .choice(LoggingMode.self), protocols: [.overland, .mqtt],
+        DestinationKey("logging_mode", \.loggingMode, .choice(LoggingMode.self),
                        settingsKey: "logging_mode", "what is sent: every point, the latest, or the latest as owntracks"),
         DestinationKey("send_interval", \.sendInterval, .intervalChoice(SendInterval.self),
                        settingsKey: "send_interval", "how often waiting points are sent; off never sends"),

@@ -6,7 +6,7 @@ import OverlandProtocol
 /// through a `Transport`, and moves the cursor only after the server acknowledged a batch.
 ///
 /// A run, in order:
-/// 1. takes the journal's cursor lock (`state/sync.lock`); a run that finds it taken ends
+/// 1. takes the journal's cursor lock (`tryLockCursors`, also taken by `overland journal move`); a run that finds it taken ends
 ///    at once with `.alreadyRunning`;
 /// 2. unless told to send now, does nothing while sending is off, while the backoff after
 ///    failures holds, or while the send interval since the last delivery has not passed;

@@ -5,8 +5,8 @@
 //   journal-torture append DIR COUNT [--commit-every K] [--writer NAME] [--seal]
 //                                    [--segment-bytes B] [--pad BYTES]
 //   journal-torture read DIR [--from SEQ]        prints "SEQ LINE" per record
-//   journal-torture cursor DIR                   prints the cursor
-//   journal-torture advance DIR SEQ              moves the cursor
+//   journal-torture cursor DIR [--reader NAME]   prints the floor (cursor.json), or a reader's cursor
+//   journal-torture advance DIR SEQ [--reader NAME]  moves the default reader's cursor, or NAME's
 //   journal-torture end DIR                      prints end sequence and backlog
 //   journal-torture recover DIR                  opens an appender (repairs) and exits
 //   journal-torture seal DIR                     seals the active segment
@@ -116,10 +116,17 @@ do {
             say("\(record.sequence) \(String(decoding: record.line, as: UTF8.self))")
         }
     case "cursor":
-        say(String(try Journal(path: directory).cursor()))
+        if let reader = option("--reader") {
+            guard let name = CursorName(reader) else { fail("not a reader name: \(reader)", status: 64) }
+            say(String(try Journal(path: directory).cursor(for: name)))
+        } else {
+            say(String(try Journal(path: directory).cursor()))
+        }
     case "advance":
+        let reader = option("--reader")
         guard let next = arguments.first.flatMap(UInt64.init) else { fail("advance needs a SEQ", status: 64) }
-        try Journal(path: directory).advanceCursor(to: next)
+        guard let name = reader.map({ CursorName($0) }) ?? .default else { fail("not a reader name", status: 64) }
+        try Journal(path: directory).advanceCursor(for: name, to: next)
     case "end":
         let journal = try Journal(path: directory)
         say("end \(try journal.endSequence()) backlog \(try journal.backlog())")

@@ -120,6 +120,7 @@ class Vector:
         self.segments = []
         self.cursor = None          # bytes of cursor.json, or None
         self.cursor_expect = {"next": 0}
+        self.named = {}             # NAME -> expected entry of cursors/NAME.json ({"next": N} or {"error": CODE})
         self.extra = {}             # path (relative to the vector) -> bytes, or ("link", target)
         self.refused = None
 
@@ -131,6 +132,14 @@ class Vector:
     def set_cursor(self, next_value, jid=None):
         self.cursor = b'{"journal_id":"%s","next":%d}\n' % ((jid or self.jid).encode(), next_value)
         self.cursor_expect = {"next": next_value}
+
+    def set_named(self, name, next_value=None, jid=None, text=None, expect=None):
+        """cursors/NAME.json (section 9): a valid named cursor at `next_value`, or `text` as
+        the file's bytes (or ("link", target)) with the `expect`ed entry."""
+        if text is None:
+            text = b'{"journal_id":"%s","next":%d,"name":"%s"}\n' % ((jid or self.jid).encode(), next_value, name.encode())
+        self.extra["journal/cursors/%s.json" % name] = text
+        self.named[name] = expect if expect is not None else {"next": next_value}
 
     def expected(self):
         if self.refused:
@@ -153,13 +162,19 @@ class Vector:
                     damaged.append({"file": "segments/" + segment.file_name, "offset": offset,
                                     "length": len(data), "reason": outcome})
                 offset += len(data)
-        if "error" in self.cursor_expect:
-            cursor = dict(self.cursor_expect)
-        else:
-            start = self.cursor_expect["next"]
-            cursor = {"next": start, "unsent": sum(1 for number, _ in records if number >= start)}
+        def entry(expect):
+            if "error" in expect:
+                return dict(expect)
+            start = expect["next"]
+            return {"next": start, "unsent": sum(1 for number, _ in records if number >= start)}
+
+        # One reader: cursor.json as "default". Named cursors: cursor.json (the floor) under
+        # its file name, then each reader by name (section 14).
+        cursors = {("cursor.json" if self.named else "default"): entry(self.cursor_expect)}
+        for name in sorted(self.named):
+            cursors[name] = entry(self.named[name])
         summary = {"segments": len(ordered), "records": len(records), "damaged": damaged,
-                   "cursors": {"default": cursor}, "tail": tail}
+                   "cursors": cursors, "tail": tail}
         return summary, records
 
     def write(self, root):
@@ -178,7 +193,10 @@ class Vector:
                 shutil.rmtree(full)
             elif os.path.lexists(full):
                 os.remove(full)
-            if isinstance(content, tuple):
+            if content == ("dir",):
+                os.makedirs(full)
+                write(os.path.join(full, "keep"), b"")  # git keeps no empty directory
+            elif isinstance(content, tuple):
                 os.symlink(content[1], full)
             else:
                 write(full, content)
@@ -433,6 +451,78 @@ def vectors():
     v.extra["journal/segments/99999999999999999999.jsonl.gz"] = records_member(2, lines(2, 1))
     v.extra["journal/segments/09007199254740993.jsonl.gz"] = records_member(2, lines(2, 1))
     v.extra["journal/segments/00009007199254740993.jsonl.gz"] = records_member(2, lines(2, 1))
+
+    # Named cursors (section 9): cursor.json is the floor, each reader has cursors/NAME.json.
+    v = vector("cursors-several", "three readers: the floor in cursor.json, the default reader and traccar "
+               "ahead of it, wayfinder at it; each cursor's backlog is counted")
+    v.segment(0).good(0, lines(0, 6), level=9).sealed()
+    v.segment(6).good(6, lines(6, 4))
+    v.set_cursor(2)
+    v.set_named("default", 6)
+    v.set_named("traccar", 9)
+    v.set_named("wayfinder", 2)
+
+    v = vector("cursors-below-and-above-floor", "named cursors below the floor (an older reader moved "
+               "cursor.json past them) and past the end: all valid, each as it is")
+    v.segment(0).good(0, lines(0, 5), level=9).sealed()
+    v.segment(5).good(5, lines(5, 3))
+    v.set_cursor(5)
+    v.set_named("a", 3)
+    v.set_named("b-2", 0)
+    v.set_named("c_3", 1000)
+
+    v = vector("cursors-floor-missing", "named cursors and no cursor.json: the floor is 0")
+    v.segment(0).good(0, lines(0, 4))
+    v.set_named("default", 4)
+    v.set_named("home", 1)
+
+    v = vector("cursors-invalid", "named cursors that are refused: a name that is not the file's, no name, "
+               "a name that is not a string, cut JSON, next with a fraction; one valid beside them")
+    v.segment(0).good(0, lines(0, 4))
+    v.set_cursor(1)
+    jid = JOURNAL_ID.encode()
+    v.set_named("a", text=b'{"journal_id":"%s","next":2,"name":"b"}\n' % jid, expect={"error": "cursor-invalid"})
+    v.set_named("b", text=b'{"journal_id":"%s","next":2}\n' % jid, expect={"error": "cursor-invalid"})
+    v.set_named("c", text=b'{"journal_id":"%s","next":2,"name":7}\n' % jid, expect={"error": "cursor-invalid"})
+    v.set_named("d", text=b'{"journal_id":"%s","next":2,"name":"d"' % jid, expect={"error": "cursor-invalid"})
+    v.set_named("e", text=b'{"journal_id":"%s","next":2.0,"name":"e"}\n' % jid, expect={"error": "cursor-invalid"})
+    v.set_named("ok", 3)
+
+    v = vector("cursors-foreign", "a well-formed named cursor of another journal: refused; the others are read")
+    v.segment(0).good(0, lines(0, 3))
+    v.set_cursor(1)
+    v.set_named("default", 1)
+    v.set_named("stick", jid=FOREIGN_ID, next_value=2, expect={"error": "cursor-foreign"})
+
+    v = vector("cursors-not-files", "a named cursor that is a symbolic link (to a valid cursor outside the "
+               "journal) and one that is a directory: refused, not-a-file")
+    v.segment(0).good(0, lines(0, 3))
+    v.set_cursor(1)
+    v.extra["elsewhere.json"] = b'{"journal_id":"%s","next":1,"name":"linked"}\n' % JOURNAL_ID.encode()
+    v.set_named("linked", text=("link", "../../elsewhere.json"), expect={"error": "cursor-not-file"})
+    v.set_named("dir", text=None, next_value=0)
+    v.extra["journal/cursors/dir.json"] = ("dir",)
+    v.named["dir"] = {"error": "cursor-not-file"}
+    v.set_named("fine", 2)
+
+    v = vector("cursors-stray-files", "files in cursors/ that are not cursors (upper case, a dot, a leading dash, "
+               "a .tmp- file, another extension): ignored; with no cursor left, cursor.json is the default reader's")
+    v.segment(0).good(0, lines(0, 3))
+    v.set_cursor(2)
+    for stray in ["Upper.json", "a.b.json", "-dash.json", ".tmp-x.json", "notes.txt", "x" * 33 + ".json"]:
+        v.extra["journal/cursors/" + stray] = b'{"journal_id":"%s","next":0,"name":"x"}\n' % JOURNAL_ID.encode()
+
+    v = vector("cursors-symlinked-dir", "cursors/ is a symbolic link (to a directory of valid cursors outside "
+               "the journal): the journal is refused")
+    v.segment(0).good(0, lines(0, 2))
+    v.extra["elsewhere/default.json"] = b'{"journal_id":"%s","next":2,"name":"default"}\n' % JOURNAL_ID.encode()
+    v.extra["journal/cursors"] = ("link", "../elsewhere")
+    v.refused = {"file": "cursors", "reason": "symlink"}
+
+    v = vector("cursors-not-a-directory", "cursors is a regular file: the journal is refused")
+    v.segment(0).good(0, lines(0, 2))
+    v.extra["journal/cursors"] = b"{}\n"
+    v.refused = {"file": "cursors", "reason": "not-a-file"}
 
     return made
 

@@ -76,7 +76,12 @@ struct ConformanceVectorTests {
         for required in ["intact", "killed-mid-commit", "zero-filled-tail", "torn-member", "bitflip-active",
                          "bitflip-sealed", "spliced-foreign", "out-of-sequence", "overlapping-segments", "gaps",
                          "cursor-past-end", "cursor-not-json", "cursor-negative", "cursor-fraction", "cursor-too-large",
-                         "cursor-no-journal-id", "moved-journal", "symlinked-segment"] {
+                         "cursor-no-journal-id", "moved-journal", "symlinked-segment",
+                         // Named cursors (issue 15): several, below and above the floor, the floor missing,
+                         // invalid, foreign, not files, stray files, the directory refused.
+                         "cursors-several", "cursors-below-and-above-floor", "cursors-floor-missing", "cursors-invalid",
+                         "cursors-foreign", "cursors-not-files", "cursors-stray-files", "cursors-symlinked-dir",
+                         "cursors-not-a-directory"] {
             #expect(names.contains(required), "missing vector \(required)")
         }
         #expect(names.count >= 40)
@@ -170,17 +175,22 @@ struct ConformanceVectorTests {
             return
         }
         #expect(repair.exitStatus == 0, "\(repair.stderrText)")
-        let cursor = try #require((object["cursors"] as? [String: [String: Any]])?["default"])
+        let cursors = try #require(object["cursors"] as? [String: [String: Any]])
         let after = try overland.run(["journal", "verify", "--journal", base + "/journal", "--json"])
         // A refused cursor is never rewritten: verify still refuses it after the repair.
-        #expect(after.exitStatus == (cursor["error"] == nil ? 0 : 65), "\(after.stdoutText) \(after.stderrText)")
+        let refusedCursor = cursors.values.contains { $0["error"] != nil }
+        #expect(after.exitStatus == (refusedCursor ? 65 : 0), "\(after.stdoutText) \(after.stderrText)")
         let summary = try #require(try JSONSerialization.jsonObject(with: Data(after.stdout)) as? [String: Any])
         #expect((summary["damaged"] as? [Any])?.isEmpty == true, "\(after.stdoutText)")
         #expect(summary["tail"] is NSNull, "\(after.stdoutText)")
         #expect(summary["records"] as? Int == object["records"] as? Int)
-        let cursorAfter = (summary["cursors"] as? [String: [String: Any]])?["default"]
-        #expect(cursorAfter?["unsent"] as? Int == cursor["unsent"] as? Int)
-        #expect(cursorAfter?["error"] as? String == cursor["error"] as? String)
+        // Every cursor (one, or the floor and each named one) as before: repair moves none.
+        let cursorsAfter = try #require(summary["cursors"] as? [String: [String: Any]])
+        #expect(Set(cursorsAfter.keys) == Set(cursors.keys), "\(after.stdoutText)")
+        for (key, cursor) in cursors {
+            #expect(cursorsAfter[key]?["unsent"] as? Int == cursor["unsent"] as? Int, "\(key)")
+            #expect(cursorsAfter[key]?["error"] as? String == cursor["error"] as? String, "\(key)")
+        }
         let records = try ToolRunner(executable: "/usr/bin/python3").run([ConformanceVectors.pythonReader, base + "/journal"])
         #expect(records.stdout == (try ConformanceVectors.read(base + "/records.jsonl")))
     }

@@ -100,6 +100,24 @@ import Glibc
         #expect(given.succeeded && given.stderrText.isEmpty, "\(given)")
     }
 
+    /// Removing a destination releases the segments only it still needed.
+    @Test func removeReleasesWhatItHeld() throws {
+        let sandbox = try Self.prepare()
+        try sandbox.writeSettings(#"{"endpoint": "http://127.0.0.1:9/overland", "retention_days": 0}"#)
+        #expect(try sandbox.overland.run(["journal", "seal", "--journal", sandbox.journal]).succeeded)
+        try sandbox.logEpochs(30..<40)
+        #expect(try Self.destination(sandbox, ["add", "lagging", "http://127.0.0.1:9/other", "--from-start"]).succeeded)
+        try Journal(path: sandbox.journal).advanceCursor(for: .default, to: 40)
+        func sealed() throws -> Int? {
+            let stats = try sandbox.overland.run(["journal", "stats", "--json", "--journal", sandbox.journal])
+            return ((try? JSONSerialization.jsonObject(with: Data(stats.stdout))) as? [String: Any])?["sealed_segments"] as? Int
+        }
+        #expect(try sealed() == 1)
+        #expect(try Self.destination(sandbox, ["remove", "lagging"]).succeeded)
+        #expect(try sealed() == 0, "the sealed segment only the removed destination needed is deleted")
+        #expect(try Journal(path: sandbox.journal).cursor() == 40)
+    }
+
     @Test func refusals() throws {
         let sandbox = try Self.prepare()
         #expect(try Self.destination(sandbox, ["add", "traccar", "http://127.0.0.1:5055", "--protocol", "traccar"]).succeeded)

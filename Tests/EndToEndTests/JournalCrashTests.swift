@@ -173,6 +173,54 @@ import Glibc
         Torture.checkPermissions(journal)
     }
 
+    /// A named cursor is written, then the floor: killed inside either write or between
+    /// them, every reader's cursor reads as its old or new value, and the floor is never
+    /// above a reader's cursor (it may stay low: a reader of version 1 resends, loses nothing).
+    @Test(arguments: ["cursors.after-write", "cursors.after-rename", "cursors.after-named", "cursor.after-write",
+                      "cursor.after-rename"])
+    func namedCursorCrashSafety(point: String) throws {
+        let directory = try TemporaryDirectory()
+        let journal = directory.appending("journal")
+        #expect(try Torture.runner.run(["append", journal, "50", "--commit-every", "10"]).succeeded)
+        #expect(try Torture.runner.run(["advance", journal, "10"]).succeeded)
+        #expect(try Torture.runner.run(["advance", journal, "5", "--reader", "b"]).succeeded)
+        #expect(try Torture.runner.run(["cursor", journal]).stdoutLines == ["5"])
+        #expect(try Torture.runner.run(["cursor", journal, "--reader", "default"]).stdoutLines == ["10"])
+
+        // `b` moves ahead of `default`: the floor goes from 5 to 10 (after `b`'s write).
+        for (attempt, target) in [30, 45, 50].enumerated() {
+            let reader = try #require(CursorName("b"))
+            let before = try Journal(path: journal)
+            let old = (b: try before.cursor(for: reader), floor: try before.cursor())
+            let crashed = try Torture.runner.run(["advance", journal, String(target), "--reader", "b"],
+                                                 environment: ["OVERLAND_FAULT_POINT": point])
+            // The floor is written only when it changes (to 10, the default reader's cursor).
+            let floorWritten = point.hasPrefix("cursor.") && old.floor != min(UInt64(target), 10)
+            if point.hasPrefix("cursors.") || floorWritten {
+                #expect(crashed.termination == .signaled(SIGKILL), "attempt \(attempt): \(crashed)")
+            } else {
+                #expect(crashed.succeeded, "attempt \(attempt): \(crashed)")
+            }
+            let after = try Journal(path: journal)
+            let b = try after.cursor(for: reader)
+            let floor = try after.cursor()
+            #expect(b == old.b || b == UInt64(target), "attempt \(attempt): b \(b)")
+            // The named cursor's rename is its commit point.
+            #expect(b == (point == "cursors.after-write" ? old.b : UInt64(target)), "attempt \(attempt): b \(b)")
+            #expect(try after.cursor(for: .default) == 10, "the default reader never moves")
+            #expect(floor <= min(b, 10), "attempt \(attempt): the floor \(floor) above a reader")
+            #expect(floor == old.floor || floor == min(b, 10), "attempt \(attempt): floor \(floor)")
+            let shown = try Torture.runner.run(["cursor", journal, "--reader", "b"])
+            #expect(shown.stdoutLines == [String(b)], "\(shown)")
+        }
+        // The next advance puts the floor right.
+        #expect(try Torture.runner.run(["advance", journal, "50", "--reader", "b"]).succeeded)
+        #expect(try Journal(path: journal).cursor() == 10)
+        #expect(try Torture.runner.run(["advance", journal, "50"]).succeeded)
+        #expect(try Journal(path: journal).cursor() == 50)
+        Torture.checkPermissions(journal)
+    }
+
     /// The cursor is replaced whole: killed after the temporary write or after the rename,
     /// it reads as the old or the new value, never an error.
     @Test(arguments: ["cursor.after-write", "cursor.after-rename"])

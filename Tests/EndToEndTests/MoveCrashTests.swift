@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import OverlandJournal
+import OverlandSync
 
 #if canImport(Glibc)
 import Glibc

@@ -205,6 +205,35 @@ import Glibc
         #expect(try journal.cursor() == 0)
     }
 
+    @Test func strayFilesAreReportedAndALinkedCursorsDirectoryIsRefused() throws {
+        let directory = try TestDirectory()
+        let journal = try Journal(path: directory.journal, create: true)
+        try journal.advanceCursor(for: Self.name("a"), to: 1)
+        try Files.write(Array("{}".utf8), to: directory.journal + "/cursors/Upper.json")
+        let issues = IssueLog()
+        #expect(try journal.cursorNames(onIssue: issues.handler) == [Self.name("a"), .default])
+        #expect(issues.of(.unexpectedFile).map(\.file) == ["cursors/Upper.json"])
+
+        let elsewhere = try TestDirectory()
+        try FileManager.default.createDirectory(atPath: elsewhere.path + "/cursors", withIntermediateDirectories: false)
+        try FileManager.default.removeItem(atPath: directory.journal + "/cursors")
+        try Files.symlink(elsewhere.path + "/cursors", at: directory.journal + "/cursors")
+        let error = try #require(throws: JournalError.self) { try Journal(path: directory.journal) }
+        #expect(error.description.contains("cursors") && error.description.contains("symbolic link"), "\(error)")
+    }
+
+    @Test func statisticsCountWhatEachReaderSent() throws {
+        let directory = try TestDirectory()
+        let journal = try Self.segmented(directory)
+        try journal.advanceCursor(to: 12)
+        try journal.advanceCursor(for: Self.name("a"), to: 30)
+        let stats = try journal.statistics()
+        #expect(stats.cursor == 12 && stats.sentRecords == 12)
+        #expect(stats.readers.map(\.name.text) == ["a", "default"])
+        #expect(stats.readers.map(\.sentRecords) == [30, 12])
+        #expect(stats.readers.map(\.cursor) == [30, 12])
+    }
+
     @Test func aCursorPastTheLimitIsRefusedBeforeAnyWrite() throws {
         let directory = try TestDirectory()
         let journal = try Journal(path: directory.journal, create: true)

@@ -1,0 +1,42 @@
+/// The step of a move that gives a moved segment up: the source's cursors pass it, then
+/// its source file goes (journal-format.md section 12, step 3 and 4).
+extension Journal {
+    /// Moves every cursor of this journal past a moved segment (`end`: one past its last
+    /// record), so that nothing of it is sent from here again: each named cursor below
+    /// `end`, in name order, then the floor (their lowest). With no named cursor, the floor
+    /// is the default reader's cursor and is the only one written. A crash between two of these writes
+    /// leaves the floor below `end`: the next run finds the segment complete in the target
+    /// and writes the rest (journal-format.md section 12).
+    func passCursors(to end: UInt64) throws(JournalError) {
+        let names = try cursorNames()
+        for name in names {
+            switch try readCursor(for: name) {
+            case .valid(let next) where next >= end: continue
+            case .valid: break
+            case .refused(_, let reason): throw .untrusted(path: cursorPath(for: name), reason: reason)
+            }
+            try writeNamedCursor(name, end)
+            FaultPoint.reach("move.after-reader-cursor")
+        }
+        if names.isEmpty {
+            if try cursor() < end { try writeFloor(end) }
+        } else {
+            try updateFloor()
+        }
+    }
+
+    /// Throws when a cursor cannot be read: a move would have to pass a reader whose place
+    /// it does not know. Checked before a move plans anything.
+    func requireReadableCursors() throws(JournalError) {
+        _ = try cursor()
+        for name in try cursorNames() { _ = try cursor(for: name) }
+    }
+
+    /// Deletes a source segment whose records the cursor has passed, durably.
+    func removeMovedSource(_ name: SegmentName) throws(JournalError) {
+        let file = segmentPath(name)
+        guard FileSystem.kind(file) != .missing else { return }
+        try FileSystem.remove(file)
+        try FileSystem.syncDirectory(segmentsPath)
+    }
+}

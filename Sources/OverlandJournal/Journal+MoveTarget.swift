@@ -1,0 +1,128 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import OverlandJSON
+
+/// The target of a move: found, or created with `moved_from` in its manifest.
+extension Journal {
+    /// The ids of the journals this one was created from by `move`, or nil when it was not
+    /// created by a move (its manifest has no `moved_from`).
+    public func movedFrom() throws(JournalError) -> [JournalID]? {
+        let manifestPath = path + "/manifest.json"
+        let bytes = try FileSystem.readFile(manifestPath, limit: 4096)
+        guard let value = try? JSONParser.parse(bytes, limits: JSONLimits(maxDepth: 4, maxBytes: 4096)),
+              let list = value["moved_from"]?.array else { return nil }
+        var ids: [JournalID] = []
+        for item in list {
+            guard let text = item.string, let id = JournalID(hex: text) else {
+                throw .untrusted(path: manifestPath, reason: "moved_from holds something that is not a journal id")
+            }
+            ids.append(id)
+        }
+        return ids
+    }
+
+    /// The target of a pending move, found at `targetPath`.
+    func openPendingTarget(_ intent: JournalMoveIntent, at targetPath: String) throws(JournalMoveError) -> Journal {
+        guard intent.sourceID == id else {
+            throw .journal(.untrusted(path: statePath(of: Self.moveIntentStateName), reason: "move intent of journal \(intent.sourceID), not \(id)"))
+        }
+        guard FileSystem.kind(targetPath + "/manifest.json") == .file else {
+            throw .targetMissing(path: targetPath, intent: intent)
+        }
+        let target = try wrap { () throws(JournalError) in try Journal(path: targetPath) }
+        guard target.id == intent.targetID else { throw .otherMovePending(intent) }
+        return target
+    }
+
+    /// Opens the target journal, or creates it (empty directory or none) with a manifest
+    /// that names this journal in `moved_from`.
+    func openMoveTarget(_ targetPath: String, now: Int64) throws(JournalMoveError) -> (journal: Journal, created: Bool) {
+        if let source = FileSystem.realPath(path) {
+            let destination = FileSystem.resolvedPath(targetPath)
+            if destination == source || destination.hasPrefix(source + "/") { throw .sameJournal(path: targetPath) }
+        }
+        var created = false
+        let manifestPath = targetPath + "/manifest.json"
+        if FileSystem.kind(manifestPath) == .missing {
+            switch FileSystem.kind(targetPath) {
+            case .missing: break
+            case .directory:
+                let entries = (try? FileSystem.listDirectory(targetPath)) ?? []
+                // Our own lock file may be all there is after a crash during creation.
+                guard entries.allSatisfy({ $0 == "journal.lock" || $0 == "segments" || $0.hasPrefix(".tmp-") }) else {
+                    throw .targetNotEmpty(path: targetPath)
+                }
+            case .symlink: throw .journal(.untrusted(path: targetPath, reason: "is a symbolic link"))
+            default: throw .targetNotEmpty(path: targetPath)
+            }
+            try wrap { () throws(JournalError) in
+                try FileSystem.makeDirectories(targetPath)
+                let creationLock = try FileLock(path: targetPath + "/journal.lock", create: true)
+                try creationLock.withLock(.exclusive) { () throws(JournalError) in
+                    guard FileSystem.kind(manifestPath) == .missing else { return }
+                    var manifest = JournalManifest(journalID: .random(), deviceID: self.manifest.deviceID, created: now).encoded
+                    // The manifest's keys, then `moved_from` (readers ignore keys they do not know).
+                    manifest.removeLast(2)
+                    manifest += Array(",\"moved_from\":[\"\(id)\"]}\n".utf8)
+                    try FileSystem.makeDirectory(targetPath + "/segments")
+                    try FileSystem.replaceAtomically(manifestPath, with: manifest)
+                    try FileSystem.syncDirectory(FileSystem.parentDirectory(of: targetPath))
+                    created = true
+                }
+            }
+        }
+        let target = try wrap { () throws(JournalError) in try Journal(path: targetPath) }
+        guard target.id != id else { throw .sameJournal(path: targetPath) }
+        if try wrap({ () throws(JournalError) in try target.movedFrom() }) == nil {
+            throw .notAMoveTarget(path: targetPath)
+        }
+        return (target, created)
+    }
+
+    /// The exclusive journal lock, held while a move writes into this journal (nil on
+    /// read-only media, where nothing can be written anyway).
+    func exclusiveLock() throws(JournalError) -> FileLock? {
+        try lock?.lock(.exclusive)
+        return lock
+    }
+
+    /// The first sequence number a moved record may take here: past every record and the
+    /// cursor. The caller holds the exclusive lock, so files are read without the shared one.
+    func nextMoveSequence() throws(JournalError) -> UInt64 {
+        let names = try segments()
+        var end = names.last?.firstSequence ?? 0
+        for name in names.reversed() {
+            let layout = try SegmentLayout(reading: SegmentFile(self, name, committed: false), name: name, journalID: id)
+            if let last = layout.endSequence {
+                end = max(end, last)
+                break
+            }
+        }
+        return max(end, try highestCursor())
+    }
+}
+
+extension FileSystem {
+    /// The canonical absolute path (symlinks resolved), or nil when it does not exist.
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(decoding: UnsafeRawBufferPointer(start: resolved, count: strlen(resolved)), as: UTF8.self)
+    }
+
+    /// The canonical path of `path` even where its last components do not exist yet: the
+    /// longest existing prefix resolved, the rest appended.
+    static func resolvedPath(_ path: String) -> String {
+        var existing = path
+        var rest: [String] = []
+        while realPath(existing) == nil, existing != "/", existing != "." {
+            rest.insert(baseName(of: existing), at: 0)
+            existing = parentDirectory(of: existing)
+        }
+        let base = realPath(existing) ?? existing
+        return ([base == "/" ? "" : base] + rest).joined(separator: "/")
+    }
+}
