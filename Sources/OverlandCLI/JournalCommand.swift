@@ -72,7 +72,7 @@ public struct JournalCommand: ParsableCommand {
                 }
                 Terminal.line("journal   \(journal.path)")
                 Terminal.line("id        \(journal.id)  device \(journal.manifest.deviceID.isEmpty ? "(none)" : journal.manifest.deviceID)")
-                Terminal.line("points    \(stats.records): \(sent) sent, \(skipped == 0 ? "" : "\(skipped) skipped (only the newest is sent in the latest and owntracks modes), ")\(stats.unsentRecords) unsent")
+                Terminal.line("points    \(stats.records): \(sent) sent, \(skipped == 0 ? "" : "\(skipped) skipped (not sent: all but the newest in the latest and owntracks modes, and trips, visits and actions to owntracks and traccar receivers), ")\(stats.unsentRecords) unsent")
                 Terminal.line("from      \(first ?? "-")")
                 Terminal.line("to        \(last ?? "-")")
                 if outOfOrder > 0 {

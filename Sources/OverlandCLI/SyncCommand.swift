@@ -188,6 +188,7 @@ public struct SyncCommand: AsyncParsableCommand {
         configuration.loggingMode = SyncConfiguration.LoggingMode(rawValue: profile.loggingMode.rawValue) ?? .all
         configuration.consider2xxSuccessful = settings.consider2xxSuccessful
         configuration.profile = ReceiverProfile(named: settings.effectiveReceiverProfile.rawValue) ?? .none
+        configuration.wireProtocol = WireProtocol(rawValue: settings.wireProtocol.rawValue) ?? .overland
         configuration.sendIntervalSeconds = settings.sendInterval.seconds
         configuration.caFile = caFile ?? settings.caFile
         configuration.maxTime = maxTime
