@@ -270,4 +270,20 @@ import Testing
         #expect(set.exitStatus != 0, "\(set)")
         #expect(set.stderrText.contains("overland") && set.stderrText.contains("traccar"), "\(set.stderrText)")
     }
+
+    @Test func settingAnUnambiguousEndpointSuggestsItsProfileWithoutApplyingIt() throws {
+        let sandbox = try LogSandbox()
+        let home = try sandbox.overland.run(["config", "set", "endpoint", "https://ha.example:8123/api/webhook/0a1b2c"])
+        #expect(home.exitStatus == 0, "\(home)")
+        #expect(home.stderrText.contains("hint: Home Assistant receives OwnTracks messages at /api/webhook/ID"), "\(home.stderrText)")
+        #expect(home.stderrText.contains("overland config set protocol owntracks; overland config set profile home-assistant"), "\(home.stderrText)")
+        #expect(!home.stderrText.contains("0a1b2c"), "the url is not repeated: its secret part stays out")
+        let profile = try sandbox.overland.run(["config", "get", "profile"])
+        #expect(profile.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == "none", "suggested, not applied")
+
+        let dawarich = try sandbox.overland.run(["config", "set", "endpoint", "https://d.example/api/v1/overland/batches"])
+        #expect(dawarich.stderrText.contains("hint: Dawarich") && dawarich.stderrText.hasSuffix("overland config set profile dawarich\n"), "\(dawarich.stderrText)")
+        let generic = try sandbox.overland.run(["config", "set", "endpoint", "https://x.example/overland"])
+        #expect(generic.exitStatus == 0 && generic.stderrText.isEmpty, "\(generic.stderrText)")
+    }
 }
