@@ -173,6 +173,11 @@ if have_sync and drain_pps:
     target(f"drain: points/s to a local receiver ({n(drain_points)} points, batch 1000)", f"{rate(drain_pps)}points/s",
            "≥ 500 k/s", drain_pps >= 500_000,
            f"{drain_pps / 500_000:.2f}× the target" if drain_pps >= 500_000 else f"{drain_pps / 500_000:.2f} of the target; needs {500_000 / drain_pps:.2f}× faster")
+    tp, ts = num("drain_traccar.points"), num("drain_traccar.s")
+    if tp and ts:
+        target(f"drain: protocol traccar, one point per request ({n(tp)} points)", f"{rate(tp / ts)}points/s",
+               "≥ 2,000/s", tp / ts >= 2000,
+               f"{tp / ts / 2000:.2f}× the target" if tp / ts >= 2000 else f"{tp / ts / 2000:.2f} of the target; needs {2000 * ts / tp:.2f}× faster")
     if zcat_j_pps:
         r = zcat_j_pps / drain_pps
         target("drain: within 2× of zcat on the same segments", f"zcat is {ratio(r)} faster", "≤ 2×", r <= 2,
@@ -323,6 +328,9 @@ else:
     sp = num("drain_small.points")
     ss = num("drain_small.s")
     p(f"| **overland-sync**, small backlog | {n(sp)} | {n(ss, 3)} s | {n(num('drain_small.cpu_s'), 2)} s | {rate(sp / ss if ss else None)} | | {n(sync_rss_small / 1024 if sync_rss_small else None, 1)} MiB | {cmd('drain_small')} |")
+    tp, ts = num("drain_traccar.points"), num("drain_traccar.s")
+    if tp and ts:
+        p(f"| overland-sync, small backlog, protocol traccar: one point per request, one keep-alive connection | {n(tp)} | {ts:.3f} s | {n(num('drain_traccar.cpu_s'), 2)} s | {rate(tp / ts)} | {ratio((tp / ts) / drain_pps if drain_pps else None)} | {n(num('drain_traccar.rss_kb') / 1024, 1)} MiB | {cmd('drain_traccar')} |")
     if zcat_j:
         p(f"| zcat of the same journal's segments ({n(num('zcat_journal.bytes'))} bytes) | {n(drain_points)} | {zcat_j:.3f} s | {n(num('zcat_journal.cpu_s'), 2)} s | {rate(zcat_j_pps)} | {ratio(zcat_j_pps / drain_pps if drain_pps else None)} faster | | {cmd('zcat_journal')} |")
     if ceiling_pps:

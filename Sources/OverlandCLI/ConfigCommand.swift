@@ -155,6 +155,9 @@ public struct ConfigCommand: ParsableCommand {
                 }
                 let unchanged = "\(key.name): \(ConfigOutput.shown(ConfigOutput.redactedValue(of: key, in: settings))) (unchanged)"
                 ConfigOutput.changeLines(changes, nothing: unchanged).forEach(Terminal.line)
+                if key.name == "endpoint", let hint = ProfileSuggestion.hint(for: settings) {
+                    Terminal.error("\(ConfigCommand.tool): \(hint)")
+                }
             }
         }
     }

@@ -92,7 +92,7 @@ public struct JournalCommand: ParsableCommand {
                 }
                 Terminal.line("journal   \(journal.path)")
                 Terminal.line("id        \(journal.id)  device \(journal.manifest.deviceID.isEmpty ? "(none)" : journal.manifest.deviceID)")
-                Terminal.line("points    \(stats.records): \(sent) sent, \(skipped == 0 ? "" : "\(skipped) skipped (only the newest is sent in the latest and owntracks modes), ")\(stats.unsentRecords) unsent")
+                Terminal.line("points    \(stats.records): \(sent) sent, \(skipped == 0 ? "" : "\(skipped) skipped (not sent: all but the newest in the latest and owntracks modes, and trips, visits and actions to owntracks and traccar receivers), ")\(stats.unsentRecords) unsent")
                 for reader in stats.readers {
                     if let cursor = reader.cursor {
                         Terminal.line("  \(reader.name): \(reader.sentRecords) sent, \(stats.records - reader.sentRecords) unsent (cursor \(cursor))")

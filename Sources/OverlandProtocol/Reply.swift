@@ -4,7 +4,8 @@ import OverlandJSON
 ///
 /// A batch is delivered only on a 2xx whose body is a JSON object with `"result": "ok"`,
 /// or on any 2xx when the acknowledgement rule is `.any2xx` ("consider HTTP 2xx
-/// successful", and the OwnTracks mode). Everything else keeps the points queued. The body
+/// successful", and the OwnTracks mode), or on exactly 200 with `.status200` (Traccar).
+/// Everything else keeps the points queued. The body
 /// is parsed with strict limits: a huge or deeply nested reply is not acknowledged, never
 /// a crash. Text taken from the reply (`error`, `geocode.full_name`) is cleaned of control
 /// characters and shortened before anyone shows it on a terminal.
@@ -32,6 +33,8 @@ public struct Reply: Sendable, Equatable {
         case resultOK
         /// Any 2xx ("consider HTTP 2xx successful", OwnTracks receivers).
         case any2xx
+        /// Exactly 200, whatever the body (Traccar's OsmAnd protocol).
+        case status200
     }
 
     /// The limits a reply body is parsed with.
@@ -81,6 +84,8 @@ public struct Reply: Sendable, Equatable {
         case 200..<300:
             if acknowledgement == .any2xx {
                 outcome = .delivered
+            } else if acknowledgement == .status200 {
+                outcome = status == 200 ? .delivered : .notAcknowledged("server answered \(Self.statusText(status)), not 200 ok")
             } else if let parsed, parsed["result"]?.string == "ok" {
                 outcome = .delivered
             } else if let parseError {

@@ -63,11 +63,13 @@ public struct Destination: Sendable, Equatable {
     }
 
     /// The default destination the settings hold, or nil when no endpoint is set. Its
-    /// protocol is overland (`logging_mode owntracks` sends OwnTracks messages over it, as
-    /// before destinations existed); its batch size and logging mode are the main profile's.
+    /// protocol is the settings' `protocol` (overland unless set; `logging_mode owntracks`
+    /// sends OwnTracks messages over it, as before destinations existed); its batch size
+    /// and logging mode are the main profile's.
     public init?(settings: Settings) {
         guard let endpoint = settings.endpoint else { return nil }
         self.init(name: Self.defaultName, url: endpoint)
+        wireProtocol = DestinationProtocol(rawValue: settings.wireProtocol.rawValue) ?? .overland
         profile = settings.effectiveReceiverProfile
         token = settings.token
         deviceID = settings.deviceID

@@ -7,4 +7,10 @@ public enum ReceiverProfileName: String, SettingChoice {
     case wayfinder
     /// The token in the url's query string (Compass reads it nowhere else).
     case compass
+    /// The token as `?api_key=` (Dawarich's API key convention).
+    case dawarich
+    /// A complete `owntracks/USER/DEVICE` topic (Home Assistant's OwnTracks webhook).
+    case homeAssistant = "home-assistant"
+    /// User and device as `X-Limit-U`/`X-Limit-D` and `?u=&d=` (OwnTracks Recorder's `/pub`).
+    case owntracksRecorder = "owntracks-recorder"
 }

@@ -50,6 +50,8 @@ public struct Settings: Sendable, Equatable {
     public var stationaryFilter = false
     /// The receiver's quirks applied when points are sent; default none.
     public var receiverProfile = ReceiverProfileName.none
+    /// The protocol the receiver speaks; default overland.
+    public var wireProtocol = ProtocolName.overland
     /// A `/sys/class/power_supply/NAME` directory to read the battery from (absolute);
     /// nil = detect.
     public var batteryPath: String?

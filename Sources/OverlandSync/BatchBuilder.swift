@@ -4,8 +4,9 @@ import OverlandProtocol
 /// One request's worth of records: the request, and where the cursor goes once the server
 /// acknowledges it.
 struct Batch: Sendable {
-    /// The request; nil when nothing in the range can be sent (the OwnTracks mode with no
-    /// location among the waiting records) and the range only needs to be marked handled.
+    /// The request; nil when nothing in the range can be sent (no location among the
+    /// waiting records, for a receiver of locations) and the range only needs to be
+    /// marked handled.
     var request: SyncRequest?
     /// The first record's sequence number.
     var first: UInt64
@@ -13,34 +14,34 @@ struct Batch: Sendable {
     var next: UInt64
     /// Points carried in the request.
     var count: Int
-    /// Records the batch passes over without sending them (the `latest` and `owntracks`
-    /// modes send one point and skip the rest); counted as skipped, never as sent.
+    /// Records the batch passes over without sending them (the newest-only modes send one
+    /// point and skip the rest; receivers of locations skip trips, visits and actions);
+    /// counted as skipped, never as sent.
     var skipped: UInt64 = 0
     /// Records waiting once this batch is delivered (an estimate while the logger appends).
     var backlogAfter: UInt64 = 0
 }
 
-/// Reads the journal from the cursor and turns it into requests, one at a time, for the
-/// configured logging mode. Records stream: one segment in memory at a time, and in the
-/// `all` mode the stored lines go into the body as they are, never re-encoded, so the same
-/// cursor always gives the same `locations` bytes.
+/// Reads the journal from the cursor and hands its records to the receiver, by the
+/// receiver's batch rule, one request at a time. It knows nothing of any encoding: the
+/// receiver's `RequestEncoder` writes the request. Records stream: one segment in memory
+/// at a time.
 ///
 /// Not thread-safe: the engine lets one task at a time use it (it prefetches the next batch
 /// in a child task while a request is in flight, and awaits it before the next use).
 final class BatchBuilder: @unchecked Sendable {
     private let journal: Journal
-    private let configuration: SyncConfiguration
+    private let receiver: any Receiver
     private let onIssue: JournalIssueHandler?
-    private let template: URLTemplate
     private let cursor: UInt64
     private var reader: JournalReader?
     /// A record read but left for the next batch (the body size cap).
     private var carried: JournalRecord?
     private var finished = false
 
-    /// Two request bodies, used in turn (see `takeBody`).
-    private var bodies: [RequestBodyWriter?] = [nil, nil]
-    private var bodyTurn = 0
+    /// Two encoders, used in turn (see `takeEncoder`).
+    private var encoders: [(any RequestEncoder)?] = [nil, nil]
+    private var encoderTurn = 0
 
     /// The journal's newest record as last looked at, and when.
     private var newest: Newest?
@@ -57,26 +58,27 @@ final class BatchBuilder: @unchecked Sendable {
         var point: LocationFeature?
     }
 
-    init(journal: Journal, configuration: SyncConfiguration, cursor: UInt64, onIssue: JournalIssueHandler?) {
+    init(journal: Journal, receiver: any Receiver, cursor: UInt64, onIssue: JournalIssueHandler?) {
         self.journal = journal
-        self.configuration = configuration
+        self.receiver = receiver
         self.onIssue = onIssue
         self.cursor = cursor
-        template = URLTemplate(configuration.endpoint)
     }
 
     /// The next request, or nil when everything from the cursor is covered.
     func next() throws(JournalError) -> Batch? {
         guard !finished else { return nil }
         var batch: Batch?
-        switch configuration.loggingMode {
-        case .all:
-            batch = try nextBatchOfAll()
-            if batch == nil { finished = true }
-        case .latest, .owntracks:
+        switch receiver.batchRule {
+        case .batches(let size):
+            batch = try nextBatch(size: size)
+        case .onePerRequest:
+            batch = try nextSingle()
+        case .newestOnly:
             finished = true
             batch = try newestOnly()
         }
+        if batch == nil { finished = true }
         if let next = batch?.next { batch?.backlogAfter = backlog(after: next) }
         return batch
     }
@@ -88,71 +90,89 @@ final class BatchBuilder: @unchecked Sendable {
         return end > next ? end - next : 0
     }
 
-    // MARK: - all
-
-    private func nextBatchOfAll() throws(JournalError) -> Batch? {
+    /// The next record from the cursor on: one carried over, else the next one read.
+    private func nextRecord() throws(JournalError) -> JournalRecord? {
+        if let pending = carried {
+            carried = nil
+            return pending
+        }
         if reader == nil { reader = try journal.records(from: cursor, onIssue: onIssue) }
-        var body = takeBody()
+        return try reader!.next()
+    }
+
+    // MARK: - Batches
+
+    /// Up to `size` records, oldest first, with `current` when more than twice `size` wait.
+    private func nextBatch(size: Int) throws(JournalError) -> Batch? {
+        var encoder = takeEncoder()
         var first: UInt64?
         var last: UInt64?
-        // Kept only for a URL with placeholders: a record holds on to the reader's buffer,
-        // which the reader can then not reuse for the next member.
-        var lastRecord: JournalRecord?
-        while body.locationCount < configuration.batchSize {
-            let record: JournalRecord
-            if let pending = carried {
-                record = pending
-                carried = nil
-            } else if let read = try reader!.next() {
-                record = read
-            } else {
-                break
-            }
-            if body.locationCount > 0 && body.bytes.count + record.line.count + 1 > Self.maximumBodyBytes {
+        while encoder.count < size, let record = try nextRecord() {
+            if encoder.count > 0 && encoder.byteCount + record.line.count + 1 > Self.maximumBodyBytes {
                 carried = record
                 break
             }
             if first == nil { first = record.sequence }
-            body.appendLocation(record.line)
+            _ = encoder.append(record.line)
             last = record.sequence
-            if template.hasPlaceholders { lastRecord = record }
         }
         guard let first, let last else { return nil }
         try refreshNewest(force: false)
         var current: ArraySlice<UInt8>?
-        if let newest, newest.point != nil, newest.record.sequence > last {
-            let unsent = newest.record.sequence + 1 - first
-            if unsent > 2 * UInt64(configuration.batchSize) { current = newest.record.line }
+        if let newest, newest.point != nil, newest.record.sequence > last,
+           newest.record.sequence + 1 - first > 2 * UInt64(size) {
+            current = newest.record.line
         }
-        body.finish(current: current, trip: configuration.trip)
-        let url = configuration.profile.url(lastRecord.map { template.expanded(with: newestPoint(fallback: $0)) } ?? configuration.endpoint,
-                                            token: configuration.effectiveToken)
-        var headers = commonHeaders()
-        if let token = configuration.effectiveToken { headers.append(.init("Authorization", "Bearer " + token)) }
-        bodies[bodyTurn] = body
-        return Batch(request: SyncRequest(url: url, headers: headers, body: body.bytes),
-                     first: first, next: last + 1, count: body.locationCount)
+        let request = encoder.finish(current: current, newest: newest?.point)
+        encoders[encoderTurn] = encoder
+        return Batch(request: request, first: first, next: last + 1, count: encoder.count)
     }
 
-    /// An empty body for the next batch. Bodies are used in turn, two of them: while one
-    /// batch is in flight the next is built in the other, and by the time a body comes
-    /// round again its request is done with, so its storage is reused rather than
+    /// An empty encoder for the next batch. Encoders are used in turn, two of them: while
+    /// one batch is in flight the next is built in the other, and by the time an encoder
+    /// comes round again its request is done with, so its storage is reused rather than
     /// allocated again. (Fresh bodies, 640 KiB each at 1000 points, came and went in
     /// glibc's malloc arenas, which kept growing with the backlog.)
-    private func takeBody() -> RequestBodyWriter {
-        bodyTurn = 1 - bodyTurn
-        guard var body = bodies[bodyTurn] else {
-            return RequestBodyWriter(reservingCapacity: min(configuration.batchSize * 640, Self.maximumBodyBytes) + 1024,
-                                     profile: configuration.profile)
-        }
+    private func takeEncoder() -> any RequestEncoder {
+        encoderTurn = 1 - encoderTurn
+        guard var encoder = encoders[encoderTurn] else { return receiver.makeEncoder() }
         // Out of the array first, so that `reset` finds the storage uniquely held when the
         // request that shared it is gone (if it is not, `reset` allocates: still correct).
-        bodies[bodyTurn] = nil
-        body.reset()
-        return body
+        encoders[encoderTurn] = nil
+        encoder.reset()
+        return encoder
     }
 
-    // MARK: - latest, owntracks
+    // MARK: - One per request
+
+    /// The next location alone, with the records before it that the receiver does not
+    /// carry (skipped); nil request when none of the remaining records is a location.
+    private func nextSingle() throws(JournalError) -> Batch? {
+        var encoder = takeEncoder()
+        var first: UInt64?
+        var last: UInt64 = 0
+        var skipped: UInt64 = 0
+        while let record = try nextRecord() {
+            if first == nil { first = record.sequence }
+            last = record.sequence
+            if encoder.append(record.line) {
+                let request = encoder.finish(current: nil, newest: nil)
+                encoders[encoderTurn] = encoder
+                try refreshNewest(force: false)
+                return Batch(request: request, first: first!, next: record.sequence + 1, count: 1, skipped: skipped)
+            }
+            skipped += 1
+            // A long run of records that are not locations ends a batch of its own, so
+            // that the cursor passes them without holding them all.
+            if skipped == 1000 {
+                return Batch(request: nil, first: first!, next: record.sequence + 1, count: 0, skipped: skipped)
+            }
+        }
+        guard let first else { return nil }
+        return Batch(request: nil, first: first, next: last + 1, count: 0, skipped: skipped)
+    }
+
+    // MARK: - Newest only
 
     /// One request with the newest point by time among those waiting (a journal may hold
     /// points out of time order: an old capture logged after live ones); every other
@@ -162,30 +182,12 @@ final class BatchBuilder: @unchecked Sendable {
         guard let newest, newest.record.sequence >= cursor else { return nil }
         let next = newest.record.sequence + 1
         let waiting = next - cursor
-        guard let chosen = try newestByTime(upTo: newest.record.sequence) else {
+        var encoder = receiver.makeEncoder()
+        guard let chosen = try newestByTime(upTo: newest.record.sequence), encoder.append(chosen.line[...]) else {
             return Batch(request: nil, first: cursor, next: next, count: 0, skipped: waiting)
         }
-        if configuration.loggingMode == .latest {
-            var body = RequestBodyWriter(reservingCapacity: chosen.line.count + 64, profile: configuration.profile)
-            body.appendLocation(chosen.line)
-            body.finish(trip: configuration.trip)
-            let url = configuration.profile.url(template.hasPlaceholders ? template.expanded(with: chosen.point) : configuration.endpoint,
-                                                token: configuration.effectiveToken)
-            var headers = commonHeaders()
-            if let token = configuration.effectiveToken { headers.append(.init("Authorization", "Bearer " + token)) }
-            return Batch(request: SyncRequest(url: url, headers: headers, body: body.bytes), first: cursor, next: next,
-                         count: 1, skipped: waiting - 1)
-        }
-        let credentials = configuration.effectiveToken.map(OwnTracksCredentials.init(token:))
-        let identity = OwnTracksIdentity(deviceID: configuration.deviceID, fallbackUser: credentials?.user)
-        let body = OwnTracksLocation(point: chosen.point, identity: identity).jsonBody()
-        var headers = commonHeaders()
-        if let credentials { headers.append(.init("Authorization", credentials.authorizationHeader)) }
-        if let user = identity.user { headers.append(.init("X-Limit-U", user)) }
-        if let device = identity.device { headers.append(.init("X-Limit-D", device)) }
-        let url = template.hasPlaceholders ? template.expanded(with: chosen.point) : configuration.endpoint
-        return Batch(request: SyncRequest(url: url, headers: headers, body: body), first: cursor, next: next,
-                     count: 1, skipped: waiting - 1)
+        let request = encoder.finish(current: nil, newest: chosen.point)
+        return Batch(request: request, first: cursor, next: next, count: 1, skipped: waiting - 1)
     }
 
     /// The location with the latest timestamp from the cursor to `last` (of equal times,
@@ -203,10 +205,6 @@ final class BatchBuilder: @unchecked Sendable {
 
     // MARK: - Shared
 
-    private func commonHeaders() -> [SyncRequest.Header] {
-        [.init("Content-Type", "application/json"), .init("User-Agent", configuration.userAgent)]
-    }
-
     /// Looks at the journal's newest record again when the last look is over a second old.
     private func refreshNewest(force: Bool) throws(JournalError) {
         let now = ContinuousClock.now
@@ -219,12 +217,5 @@ final class BatchBuilder: @unchecked Sendable {
         } else {
             newest = nil
         }
-    }
-
-    /// The most recent point, for URL placeholders: the journal's newest record when it is
-    /// a location, else `fallback` when that is one.
-    private func newestPoint(fallback: JournalRecord) -> LocationFeature? {
-        if let point = newest?.point { return point }
-        return try? LocationFeature(jsonLine: fallback.line)
     }
 }

@@ -5,6 +5,7 @@ import Glibc
 import NIOCore
 import NIOPosix
 import NIOSSL
+import OverlandProtocol
 
 /// The real transport: AsyncHTTPClient over HTTP/1.1 or HTTP/2, one client (and its
 /// connection pool) for a whole run, so that batches reuse one connection.

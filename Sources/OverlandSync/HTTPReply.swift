@@ -1,3 +1,5 @@
+import OverlandProtocol
+
 /// What a server answered: status, headers and the body, read up to the reply limit.
 public struct HTTPReply: Sendable, Equatable {
     /// The status code.

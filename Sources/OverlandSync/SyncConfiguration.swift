@@ -76,6 +76,27 @@ public struct SyncConfiguration: Sendable, Equatable {
         return token
     }
 
+    /// The protocol the receiver is spoken to in: `wireProtocol`, except that the Overland
+    /// protocol's `owntracks` logging mode sends OwnTracks messages (protocol reference,
+    /// section 6).
+    public var effectiveProtocol: WireProtocol {
+        wireProtocol == .overland && loggingMode == .owntracks ? .owntracks : wireProtocol
+    }
+
+    /// What the receiver is told. A profile that fits the configured protocol but not the
+    /// one spoken (`wayfinder` or `compass` with the `owntracks` logging mode) is not
+    /// applied, as before there were protocols.
+    public var receiverOptions: ReceiverOptions {
+        ReceiverOptions(endpoint: endpoint, token: effectiveToken, deviceID: deviceID, userAgent: userAgent,
+                        profile: profile.fits(effectiveProtocol) ? profile : .none, trip: trip, batchSize: batchSize,
+                        newestOnly: loggingMode != .all, consider2xxSuccessful: consider2xxSuccessful)
+    }
+
+    /// The receiver for this configuration, nil when this build has none for the protocol.
+    public func makeReceiver() -> (any Receiver)? {
+        Receivers.receiver(for: effectiveProtocol, options: receiverOptions)
+    }
+
     /// Checks what can be checked before any request: the endpoint's scheme and host, the
     /// batch size, the timeouts and the trip object.
     public func validate() throws(SyncError) {
@@ -86,6 +107,7 @@ public struct SyncConfiguration: Sendable, Equatable {
         if case .invalid(let text) = parts.port {
             throw .configuration("endpoint '\(endpoint)' has port '\(text)': a port is a number from 1 to 65535")
         }
+        try validateReceiver()
         guard Self.batchSizes.contains(batchSize) else {
             throw .configuration("batch size \(batchSize) is not one of 50, 100, 200, 500, 1000")
         }
@@ -105,6 +127,25 @@ public struct SyncConfiguration: Sendable, Equatable {
         }
         if let trip, (try? JSONParser.parse(trip, limits: JSONLimits(maxDepth: 16, maxBytes: 256 << 10)))?.object == nil {
             throw .configuration("trip is not a json object")
+        }
+    }
+}
+
+extension SyncConfiguration {
+    /// Checks that this build has a receiver for the protocol, that the profile fits it,
+    /// and that the receiver has what it cannot work without.
+    func validateReceiver() throws(SyncError) {
+        guard makeReceiver() != nil else {
+            throw .configuration("protocol \(wireProtocol) is not available in this build of overland-sync")
+        }
+        // Checked against both the configured and the spoken protocol: the `owntracks`
+        // logging mode of the overland protocol speaks OwnTracks, and kept its overland
+        // profiles before there were protocols.
+        if !profile.fits(wireProtocol), !profile.fits(effectiveProtocol), let refusal = profile.refusal(for: effectiveProtocol) {
+            throw .configuration(refusal)
+        }
+        if effectiveProtocol == .traccar, deviceID.isEmpty {
+            throw .configuration("protocol traccar needs a device id: Traccar files positions under the device's identifier (set device_id)")
         }
     }
 }

@@ -14,6 +14,8 @@ import OverlandProtocol
 ///    out; after each acknowledged batch the cursor moves (atomically and durably), so a
 ///    kill at any point resends at most the one batch in flight, byte for byte the same
 ///    `locations` (a resend's `current` and URL placeholders may show a newer point);
+///    for receivers of one point per request the cursor is written every 100 requests or
+///    250 ms and at the end of the run, so a kill resends at most those (`moveCursor`);
 /// 4. records the outcome in `state/sync.json` (backoff on failure: see `SyncBackoff`),
 ///    and deletes delivered segments past their retention.
 ///
@@ -156,11 +158,72 @@ public final class SyncEngine: Sendable {
     /// nothing waits. Takes no lock and changes nothing: for `--dry-run`.
     public func dryRun(onIssue: JournalIssueHandler? = nil) throws -> SyncRequest? {
         try configuration.validate()
-        let builder = BatchBuilder(journal: journal, configuration: configuration, cursor: try journal.cursor(for: cursorName), onIssue: onIssue)
+        let builder = BatchBuilder(journal: journal, receiver: try receiver(), cursor: try readCursor(), onIssue: onIssue)
         return try builder.next()?.request?.redacted(secret: configuration.effectiveToken)
     }
 
+    // MARK: - The cursor: the one place it is read, the one place it moves
+
+    /// Where this run starts: the first record this destination has not had acknowledged.
+    private func readCursor() throws(JournalError) -> UInt64 {
+        try journal.cursor(for: cursorName)
+    }
+
+    /// Records that the server acknowledged every record before `next`.
+    private func advanceCursor(to next: UInt64) throws(JournalError) {
+        try CursorWrites.advance(journal, cursorName, to: next)
+    }
+
+    /// The configured protocol's receiver (validation has made sure there is one).
+    private func receiver() throws(SyncError) -> any Receiver {
+        guard let receiver = configuration.makeReceiver() else {
+            throw .configuration("protocol \(configuration.wireProtocol) is not available in this build of overland-sync")
+        }
+        return receiver
+    }
+
     // MARK: - The run, under the lock
+
+    /// The callbacks of one run.
+    private struct Listeners {
+        var onProgress: ((SyncProgress) -> Void)?
+        var onSet: ((JSONValue) -> Void)?
+        var onIssue: JournalIssueHandler?
+    }
+
+    /// What a run has done so far: the report it will return, the state it will save, and
+    /// why it stopped sending.
+    private struct Progress {
+        var report = SyncReport(outcome: .nothingToSend)
+        var state: SyncState
+        var failure: (outcome: SyncReport.Outcome, message: String)?
+        /// A 429 or 503 may say how long to wait (Retry-After, honoured up to a cap).
+        var retryAfter: Int64?
+        var cursorMoved = false
+        var stateSavedAfterRecovery: Bool
+        /// Whether cursor writes are grouped (receivers of one point per request).
+        var groupsCursorWrites = false
+        /// Where the cursor goes at the next write, when it has not been written yet.
+        var pendingCursor: UInt64?
+        /// Requests handled since the cursor was last written.
+        var pendingRequests = 0
+        /// When the cursor was last written.
+        var cursorWrittenAt = ContinuousClock.now
+
+        init(state: SyncState) {
+            self.state = state
+            stateSavedAfterRecovery = state.consecutiveFailures == 0
+        }
+
+        mutating func fail(_ outcome: SyncReport.Outcome, _ message: String) {
+            failure = (outcome, message)
+        }
+
+        mutating func interrupted() {
+            report.outcome = .interrupted
+            report.message = "interrupted; the rest waits for the next run"
+        }
+    }
 
     private func drain(
         state: inout SyncState,
@@ -169,171 +232,242 @@ public final class SyncEngine: Sendable {
         onSet: ((JSONValue) -> Void)?,
         onIssue: JournalIssueHandler?
     ) async -> SyncReport {
-        let now = wallClock()
-        if !sendNow, let held = schedule(state: state, now: now) { return held }
-
-        let started = ContinuousClock.now
-        let stopAt = configuration.maxTime.map { started + .milliseconds(Int64($0 * 1000)) }
-        let acknowledgement: Reply.Acknowledgement =
-            configuration.loggingMode == .owntracks || configuration.consider2xxSuccessful ? .any2xx : .resultOK
-        var report = SyncReport(outcome: .nothingToSend)
-        var failure: (outcome: SyncReport.Outcome, message: String)?
-        // A 429 or 503 may say how long to wait (Retry-After, honoured up to a cap).
-        var retryAfter: Int64?
-        var cursorMoved = false
-        var stateSavedAfterRecovery = state.consecutiveFailures == 0
-
+        if !sendNow, let held = schedule(state: state, now: wallClock()) { return held }
+        let listeners = Listeners(onProgress: onProgress, onSet: onSet, onIssue: onIssue)
+        let receiver: any Receiver
         let builder: BatchBuilder
         do {
-            builder = BatchBuilder(journal: journal, configuration: configuration, cursor: try journal.cursor(for: cursorName), onIssue: onIssue)
+            receiver = try self.receiver()
+        } catch {
+            return SyncReport(outcome: .configurationError, message: error.description)
+        }
+        do {
+            builder = BatchBuilder(journal: journal, receiver: receiver, cursor: try readCursor(), onIssue: onIssue)
         } catch {
             return SyncReport(outcome: .journalError(error), message: error.description)
         }
+        var progress = Progress(state: state)
+        progress.groupsCursorWrites = receiver.batchRule == .onePerRequest
+        await send(from: builder, to: receiver, progress: &progress, listeners: listeners)
+        _ = writeCursor(&progress)
+        let report = conclude(&progress)
+        state = progress.state
+        return report
+    }
 
-        // The next batch is read while the current one is in flight: reading and sending
-        // overlap, and still only one batch is ever unacknowledged.
+    /// Sends batch after batch until nothing waits, an attempt fails, the run is
+    /// interrupted or its time is up. The next batch is read while the current one is in
+    /// flight: reading and sending overlap, and still only one batch is ever unacknowledged.
+    private func send(from builder: BatchBuilder, to receiver: any Receiver, progress: inout Progress,
+                      listeners: Listeners) async {
+        let stopAt = configuration.maxTime.map { ContinuousClock.now + .milliseconds(Int64($0 * 1000)) }
         func prefetch() -> Task<Result<Batch?, JournalError>, Never> {
             Task { Result { () throws(JournalError) in try builder.next() } }
         }
-        var upcoming: Task<Result<Batch?, JournalError>, Never>? = prefetch()
-
-        sending: while true {
+        var upcoming = prefetch()
+        while true {
+            let fetched = await upcoming.value
             let batch: Batch
-            let fetched = await upcoming!.value
-            upcoming = nil
             do {
-                guard let next = try fetched.get() else { break }
+                guard let next = try fetched.get() else { return }
                 batch = next
             } catch {
-                failure = (.journalError(error), error.description)
-                break
+                progress.fail(.journalError(error), error.description)
+                return
             }
-            if Task.isCancelled {
-                report.outcome = .interrupted
-                report.message = "interrupted; the rest waits for the next run"
-                break
-            }
-            // Checked between batches: the first always goes, so a short maximum cannot
-            // starve a run on a slow disk.
-            if let stopAt, report.batches > 0, ContinuousClock.now >= stopAt {
-                report.outcome = .maxTimeReached
-                report.message = "stopped after the maximum time; the rest waits for the next run"
-                break
-            }
+            if shouldStop(&progress, stopAt: stopAt) { return }
             upcoming = prefetch()
-            guard let request = batch.request else {
-                // Nothing sendable in this range (OwnTracks, no location): it counts as handled.
-                do {
-                    try CursorWrites.advance(journal, cursorName, to: batch.next)
-                    cursorMoved = true
-                } catch {
-                    failure = (.journalError(error), error.description)
-                    break sending
-                }
-                report.skippedRecords += Int(batch.skipped)
-                state.skippedRecords += batch.skipped
-                continue
+            let goOn: Bool
+            if let request = batch.request {
+                goOn = await deliver(request, of: batch, to: receiver, stopAt: stopAt, progress: &progress, listeners: listeners)
+            } else {
+                goOn = markHandled(batch, progress: &progress)
             }
-
-            var timeout = Duration.milliseconds(Int64(configuration.requestTimeout * 1000))
-            if let stopAt { timeout = min(timeout, max(stopAt - ContinuousClock.now, .seconds(1))) }
-            state.lastAttempt = wallClock()
-            let httpReply: HTTPReply
-            do {
-                httpReply = try await transport.send(request, timeout: timeout)
-            } catch {
-                if Task.isCancelled {
-                    report.outcome = .interrupted
-                    report.message = "interrupted; the rest waits for the next run"
-                    break
-                }
-                report.lastStatus = nil
-                state.lastStatus = nil
-                failure = (.retryLater, String(describing: error))
-                break
+            if !goOn {
+                // Nothing may read the journal for this run once it ends.
+                _ = await upcoming.value
+                return
             }
-            let reply = Reply(status: httpReply.status, body: httpReply.body, acknowledgement: acknowledgement,
-                              redirectLocation: httpReply.header("Location"))
-            if httpReply.status == 429 || httpReply.status == 503 {
-                retryAfter = httpReply.header("Retry-After").flatMap { RetryAfter.seconds($0, now: wallClock()) }
-            }
-            report.lastStatus = reply.status
-            state.lastStatus = reply.status
-            if let name = reply.geocodeFullName.map(hidingSecrets) {
-                report.geocode = name
-                state.geocode = name
-            }
-            switch reply.outcome {
-            case .delivered:
-                // Crash tests kill the process here (OVERLAND_FAULT_POINT=sync.after-reply):
-                // acknowledged, not yet recorded. The next run must resend the same batch.
-                FaultPoint.reach("sync.after-reply")
-                do {
-                    try CursorWrites.advance(journal, cursorName, to: batch.next)
-                } catch {
-                    // Delivered but not recorded: the batch will be sent again.
-                    failure = (.journalError(error), error.description)
-                    break sending
-                }
-                cursorMoved = true
-                report.sentRecords += batch.count
-                report.skippedRecords += Int(batch.skipped)
-                state.skippedRecords += batch.skipped
-                report.batches += 1
-                report.outcome = .delivered
-                state.lastSuccess = wallClock()
-                state.consecutiveFailures = 0
-                state.nextAttempt = nil
-                if !stateSavedAfterRecovery {
-                    // Clear the backoff at once, so that a run killed during a long drain
-                    // does not leave the next one waiting.
-                    stateSavedAfterRecovery = true
-                    do { try state.save(in: journal, as: stateFileName) } catch { report.warnings.append(error.description) }
-                }
-                if let set = reply.set { onSet?(set) }
-                onProgress?(SyncProgress(sentRecords: report.sentRecords, batches: report.batches,
-                                         backlog: batch.backlogAfter))
-            case .notAcknowledged(let message), .retryable(let message):
-                failure = (.retryLater, message)
-            case .refused(let status, let message):
-                failure = (.refused(status: status), message)
-            case .wrongEndpoint(_, let message):
-                // Named with the url (query and credentials left out: a token may ride in
-                // either), so the user sees which setting to fix.
-                failure = (.configurationError, "\(EndpointURL.forDisplay(configuration.endpoint)): \(message): check the endpoint url")
-            }
-            if failure != nil { break }
         }
+    }
 
-        // Nothing may read the journal for this run once it ends.
-        if let upcoming { _ = await upcoming.value }
-        if var failure {
+    /// Whether the run must stop before the next batch: interrupted, or past its maximum
+    /// time (checked between batches: the first always goes, so a short maximum cannot
+    /// starve a run on a slow disk).
+    private func shouldStop(_ progress: inout Progress, stopAt: ContinuousClock.Instant?) -> Bool {
+        if Task.isCancelled {
+            progress.interrupted()
+            return true
+        }
+        if let stopAt, progress.report.batches > 0, ContinuousClock.now >= stopAt {
+            progress.report.outcome = .maxTimeReached
+            progress.report.message = "stopped after the maximum time; the rest waits for the next run"
+            return true
+        }
+        return false
+    }
+
+    /// A range with nothing the receiver carries: it counts as handled. False when the
+    /// cursor could not move.
+    private func markHandled(_ batch: Batch, progress: inout Progress) -> Bool {
+        guard moveCursor(to: batch.next, progress: &progress) else { return false }
+        progress.report.skippedRecords += Int(batch.skipped)
+        progress.state.skippedRecords += batch.skipped
+        return true
+    }
+
+    /// Sends one request and acts on the reply. False when the run must stop.
+    private func deliver(_ request: SyncRequest, of batch: Batch, to receiver: any Receiver,
+                         stopAt: ContinuousClock.Instant?, progress: inout Progress, listeners: Listeners) async -> Bool {
+        var timeout = Duration.milliseconds(Int64(configuration.requestTimeout * 1000))
+        if let stopAt { timeout = min(timeout, max(stopAt - ContinuousClock.now, .seconds(1))) }
+        progress.state.lastAttempt = wallClock()
+        let httpReply: HTTPReply
+        do {
+            httpReply = try await transport.send(request, timeout: timeout)
+        } catch {
+            if Task.isCancelled {
+                progress.interrupted()
+            } else {
+                progress.report.lastStatus = nil
+                progress.state.lastStatus = nil
+                progress.fail(.retryLater, String(describing: error))
+            }
+            return false
+        }
+        let reply = classify(httpReply, as: receiver, progress: &progress)
+        switch reply.outcome {
+        case .delivered:
+            return acknowledged(batch, reply: reply, progress: &progress, listeners: listeners)
+        case .notAcknowledged(let message), .retryable(let message):
+            progress.fail(.retryLater, message)
+        case .refused(let status, let message):
+            progress.fail(.refused(status: status), message)
+        case .wrongEndpoint(_, let message):
+            // Named with the url (query and credentials left out: a token may ride in
+            // either), so the user sees which setting to fix.
+            progress.fail(.configurationError, "\(EndpointURL.forDisplay(configuration.endpoint)): \(message): check the endpoint url")
+        }
+        return false
+    }
+
+    /// The reply classified by the receiver's acknowledgement, with what it tells the run
+    /// (status, Retry-After, geocode) recorded.
+    private func classify(_ httpReply: HTTPReply, as receiver: any Receiver, progress: inout Progress) -> Reply {
+        let reply = Reply(status: httpReply.status, body: httpReply.body, acknowledgement: receiver.acknowledgement,
+                          redirectLocation: httpReply.header("Location"))
+        if httpReply.status == 429 || httpReply.status == 503 {
+            progress.retryAfter = httpReply.header("Retry-After").flatMap { RetryAfter.seconds($0, now: wallClock()) }
+        }
+        progress.report.lastStatus = reply.status
+        progress.state.lastStatus = reply.status
+        if let name = reply.geocodeFullName.map(hidingSecrets) {
+            progress.report.geocode = name
+            progress.state.geocode = name
+        }
+        return reply
+    }
+
+    /// The server acknowledged `batch`: the cursor moves past it, and the run counts it.
+    /// False when the cursor could not move.
+    private func acknowledged(_ batch: Batch, reply: Reply, progress: inout Progress, listeners: Listeners) -> Bool {
+        // Crash tests kill the process here (OVERLAND_FAULT_POINT=sync.after-reply):
+        // acknowledged, not yet recorded. The next run must resend the same batch.
+        FaultPoint.reach("sync.after-reply")
+        // Delivered but, if this fails, not recorded: the batch will be sent again.
+        guard moveCursor(to: batch.next, progress: &progress) else { return false }
+        progress.report.sentRecords += batch.count
+        progress.report.skippedRecords += Int(batch.skipped)
+        progress.state.skippedRecords += batch.skipped
+        progress.report.batches += 1
+        progress.report.outcome = .delivered
+        progress.state.lastSuccess = wallClock()
+        progress.state.consecutiveFailures = 0
+        progress.state.nextAttempt = nil
+        if !progress.stateSavedAfterRecovery {
+            // Clear the backoff at once, so that a run killed during a long drain does not
+            // leave the next one waiting.
+            progress.stateSavedAfterRecovery = true
+            do { try progress.state.save(in: journal, as: stateFileName) } catch { progress.report.warnings.append(error.description) }
+        }
+        if let set = reply.set { listeners.onSet?(set) }
+        listeners.onProgress?(SyncProgress(sentRecords: progress.report.sentRecords, batches: progress.report.batches,
+                                           backlog: batch.backlogAfter))
+        return true
+    }
+
+    /// Requests of one point each write the cursor together, every this many.
+    static let cursorGroupSize = 100
+    /// ... or after this long, whichever comes first.
+    static let cursorGroupInterval = Duration.milliseconds(250)
+
+    /// The records before `next` are handled: the cursor moves there. Each move is written
+    /// at once (atomically and durably), except for receivers of one point per request,
+    /// whose moves are written together every `cursorGroupSize` requests or
+    /// `cursorGroupInterval`, and when the run ends however it ends (`writeCursor`): a
+    /// durable write per point would cap a drain at the disk's fsync rate (a few hundred
+    /// points a second), and a kill -9 between two writes resends at most one group,
+    /// never loses a point. False when the cursor could not be written.
+    private func moveCursor(to next: UInt64, progress: inout Progress) -> Bool {
+        progress.pendingCursor = next
+        progress.pendingRequests += 1
+        if progress.groupsCursorWrites, progress.pendingRequests < Self.cursorGroupSize,
+           ContinuousClock.now - progress.cursorWrittenAt < Self.cursorGroupInterval {
+            return true
+        }
+        return writeCursor(&progress)
+    }
+
+    /// Writes the cursor where the handled records put it, if it has not been written
+    /// yet. False when it could not be.
+    private func writeCursor(_ progress: inout Progress) -> Bool {
+        guard let next = progress.pendingCursor else { return true }
+        do {
+            try advanceCursor(to: next)
+        } catch {
+            progress.fail(.journalError(error), error.description)
+            return false
+        }
+        progress.pendingCursor = nil
+        progress.pendingRequests = 0
+        progress.cursorWrittenAt = ContinuousClock.now
+        progress.cursorMoved = true
+        return true
+    }
+
+    /// Ends the run: a failure sets the backoff, the state is saved, delivered segments
+    /// past their retention go, and the report gets the backlog left.
+    private func conclude(_ progress: inout Progress) -> SyncReport {
+        if var failure = progress.failure {
             // Server text (an error, a redirect's Location) may echo the token: it is
             // printed and kept in state/sync.json, so the token is taken out first.
             failure.message = hidingSecrets(failure.message)
-            report.outcome = failure.outcome
-            report.message = failure.message
-            if case .journalError = failure.outcome {} else {
-                let failedAt = wallClock()
-                state.consecutiveFailures += 1
-                state.lastFailure = failedAt
-                state.lastError = failure.message
-                let delay = backoff.delay(afterFailures: state.consecutiveFailures, random: random(), retryAfter: retryAfter)
-                state.nextAttempt = failedAt + Int64(delay.rounded(.up))
-            }
+            progress.report.outcome = failure.outcome
+            progress.report.message = failure.message
+            if case .journalError = failure.outcome {} else { backOff(after: failure.message, progress: &progress) }
         }
-        if report.outcome == .nothingToSend {
-            report.message = "nothing to send"
+        if progress.report.outcome == .nothingToSend {
+            progress.report.message = "nothing to send"
         }
-        do { try state.save(in: journal, as: stateFileName) } catch { report.warnings.append(error.description) }
-        if cursorMoved, let keep = configuration.keepSentSeconds {
-            do { try journal.removeSentSegments(keepSeconds: keep, now: wallClock(), readers: [cursorName]) } catch { report.warnings.append(error.description) }
+        do { try progress.state.save(in: journal, as: stateFileName) } catch { progress.report.warnings.append(error.description) }
+        if progress.cursorMoved, let keep = configuration.keepSentSeconds {
+            do { try journal.removeSentSegments(keepSeconds: keep, now: wallClock(), readers: [cursorName]) } catch { progress.report.warnings.append(error.description) }
         }
-        report.backlog = (try? journal.backlog(for: cursorName)) ?? 0
-        if report.outcome == .configurationError, let message = report.message {
-            report.message = message + "; \(report.backlog) points kept"
+        progress.report.backlog = (try? journal.backlog(for: cursorName)) ?? 0
+        if progress.report.outcome == .configurationError, let message = progress.report.message {
+            progress.report.message = message + "; \(progress.report.backlog) points kept"
         }
-        return report
+        return progress.report
+    }
+
+    /// Records a failed attempt and when the next may be made.
+    private func backOff(after message: String, progress: inout Progress) {
+        let failedAt = wallClock()
+        progress.state.consecutiveFailures += 1
+        progress.state.lastFailure = failedAt
+        progress.state.lastError = message
+        let delay = backoff.delay(afterFailures: progress.state.consecutiveFailures, random: random(), retryAfter: progress.retryAfter)
+        progress.state.nextAttempt = failedAt + Int64(delay.rounded(.up))
     }
 
     /// `text` with the token (as is, percent-encoded, and as OwnTracks' Basic credentials)

@@ -1,3 +1,5 @@
+import OverlandProtocol
+
 /// Sends one request and returns the server's reply. A reply of any status is returned,
 /// not thrown: it is data the engine classifies. Only a failure to get a complete reply
 /// (connection refused, time-out, connection dropped, reply too large, TLS) throws,

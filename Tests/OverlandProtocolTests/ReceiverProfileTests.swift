@@ -55,4 +55,45 @@ import Testing
         #expect(ReceiverProfile(named: "none") == ReceiverProfile.none)
         #expect(ReceiverProfile(named: "Wayfinder") == nil)
     }
+
+    @Test func theNewProfilesByName() {
+        #expect(ReceiverProfile(named: "dawarich") == .dawarich)
+        #expect(ReceiverProfile(named: "home-assistant") == .homeAssistant)
+        #expect(ReceiverProfile(named: "owntracks-recorder") == .owntracksRecorder)
+    }
+
+    @Test func profilesFitTheirProtocolsAndRefuseTheOthersInOneLine() {
+        #expect(WireProtocol.allCases.allSatisfy { ReceiverProfile.none.fits($0) })
+        #expect(ReceiverProfile.wayfinder.fits(.overland) && !ReceiverProfile.wayfinder.fits(.traccar))
+        #expect(ReceiverProfile.compass.fits(.overland) && !ReceiverProfile.compass.fits(.owntracks))
+        #expect(ReceiverProfile.dawarich.fits(.overland) && ReceiverProfile.dawarich.fits(.owntracks) && !ReceiverProfile.dawarich.fits(.traccar))
+        #expect(ReceiverProfile.homeAssistant.fits(.owntracks) && !ReceiverProfile.homeAssistant.fits(.overland))
+        #expect(ReceiverProfile.owntracksRecorder.fits(.owntracks) && !ReceiverProfile.owntracksRecorder.fits(.traccar))
+        #expect(ReceiverProfile.homeAssistant.refusal(for: .overland) == "profile home-assistant does not fit protocol overland: it is for protocol owntracks")
+        #expect(ReceiverProfile.dawarich.refusal(for: .owntracks) == nil)
+    }
+
+    @Test(arguments: [
+        ("https://c.example/api/input", "compass"),
+        ("https://c.example/api/input/?x=1", "compass"),
+        ("https://dawarich.example/api/v1/overland/batches?api_key=k", "dawarich"),
+        ("https://dawarich.example/api/v1/owntracks/points", "dawarich"),
+        ("https://ha.example:8123/api/webhook/0a1b2c3d", "home-assistant"),
+        ("http://recorder.example:8083/pub", "owntracks-recorder"),
+        ("https://x.example/owntracks/pub?u=a&d=b", "owntracks-recorder"),
+    ])
+    func unambiguousPathsSuggestTheirProfile(url: String, expected: String) throws {
+        let suggestion = try #require(ReceiverProfile.suggested(forURL: url))
+        #expect(suggestion.profile.name == expected)
+        #expect(!suggestion.reason.isEmpty)
+    }
+
+    @Test(arguments: [
+        "https://x.example/overland", "https://x.example/api/locations", "https://x.example/owntracks",
+        "https://x.example/api/webhook", "https://x.example/api/webhook/", "https://x.example/api/webhook/a/b",
+        "https://x.example/publish", "https://x.example/", "https://x.example/api/v1/overland", "not a url",
+    ])
+    func ambiguousPathsSuggestNothing(url: String) {
+        #expect(ReceiverProfile.suggested(forURL: url) == nil)
+    }
 }

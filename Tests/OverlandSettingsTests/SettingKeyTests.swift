@@ -41,6 +41,7 @@ struct SettingKeyTests {
         "ca_file": ("/etc/ssl/ca.pem", "/etc/ssl/ca.pem"),
         "integer_speed": ("on", "true"),
         "profile": ("wayfinder", "wayfinder"),
+        "protocol": ("traccar", "traccar"),
         "stationary_filter": ("on", "true"),
         "battery_path": ("/sys/class/power_supply/BAT0", "/sys/class/power_supply/BAT0"),
         "wifi_zone.ssid": ("office", "office"),
@@ -69,7 +70,7 @@ struct SettingKeyTests {
 
     @Test func everyKeyHasASample() {
         #expect(Set(SettingKey.all.map(\.name)) == Set(Self.samples.keys))
-        #expect(SettingKey.all.count == 41)
+        #expect(SettingKey.all.count == 42)
     }
 
     @Test(arguments: SettingKey.all)

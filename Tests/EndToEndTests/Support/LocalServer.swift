@@ -60,7 +60,8 @@ final class LocalServer: @unchecked Sendable {
         channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+                state.withLock { $0.connections += 1 }
+                return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
                     try channel.pipeline.syncOperations.addHandler(LocalServerHandler(state: state))
                 }
@@ -79,6 +80,10 @@ final class LocalServer: @unchecked Sendable {
 
     /// Forgets the requests received so far (the script's index starts again at 0).
     func clearRequests() { state.withLock { $0.requests.removeAll() } }
+
+    /// The TCP connections accepted so far (a client that keeps its connection alive
+    /// makes one for many requests).
+    var connections: Int { state.withLock { $0.connections } }
 
     func stop() { _ = try? channel.close().wait() }
 
@@ -102,6 +107,8 @@ final class LocalServerState: @unchecked Sendable {
     struct Value {
         var script: LocalServer.Script
         var requests: [LocalServer.Request] = []
+        /// TCP connections accepted.
+        var connections = 0
     }
 
     private let lock = NSLock()

@@ -1,0 +1,20 @@
+import OverlandProtocol
+import OverlandSettings
+
+/// The hint `overland config set endpoint` shows when the url's path names one receiver
+/// unambiguously (`ReceiverProfile.suggested(forURL:)`) and no profile is set: shown,
+/// never applied, and never naming the url (a token may ride in its query).
+enum ProfileSuggestion {
+    /// The hint for `settings`, or nil when there is nothing to suggest.
+    static func hint(for settings: Settings) -> String? {
+        guard let endpoint = settings.endpoint, settings.receiverProfile == .none,
+              let (profile, reason) = ReceiverProfile.suggested(forURL: endpoint) else { return nil }
+        var commands: [String] = []
+        let wireProtocol = WireProtocol(rawValue: settings.wireProtocol.rawValue) ?? .overland
+        if !profile.fits(wireProtocol), let fitting = WireProtocol.allCases.first(where: profile.fits) {
+            commands.append("overland config set protocol \(fitting)")
+        }
+        commands.append("overland config set profile \(profile.name)")
+        return "hint: \(reason); to use it: " + commands.joined(separator: "; ")
+    }
+}

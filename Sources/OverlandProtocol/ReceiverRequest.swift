@@ -1,0 +1,81 @@
+/// One HTTP request as a receiver wants it, written by its `RequestEncoder`: always a
+/// POST of a JSON body.
+public struct ReceiverRequest: Sendable, Equatable {
+    /// One header line.
+    public struct Header: Sendable, Equatable {
+        public var name: String
+        public var value: String
+
+        public init(_ name: String, _ value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// The method, `POST`.
+    public var method = "POST"
+    /// The URL, placeholders expanded.
+    public var url: String
+    /// The headers, in the order they are sent.
+    public var headers: [Header]
+    /// The JSON body.
+    public var body: [UInt8]
+
+    /// Creates a request.
+    public init(url: String, headers: [Header], body: [UInt8]) {
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The value of the first header named `name` (case-insensitive).
+    public func header(_ name: String) -> String? {
+        let lower = name.lowercased()
+        return headers.first { $0.name.lowercased() == lower }?.value
+    }
+
+    /// The request with `secret` hidden wherever it appears in the URL (Compass takes the
+    /// token in the query string) and the credentials of `Authorization` replaced by
+    /// `<redacted>`; for `--dry-run` and logs.
+    public func redacted(secret: String?) -> ReceiverRequest {
+        var copy = self
+        if let secret, !secret.isEmpty {
+            copy.url = copy.url.replacing(secret, with: "<redacted>")
+            let encoded = Self.percentEncodedSecret(secret)
+            if encoded != secret { copy.url = copy.url.replacing(encoded, with: "<redacted>") }
+        }
+        copy.headers = headers.map { header in
+            guard header.name.lowercased() == "authorization" else { return header }
+            let scheme = header.value.prefix { $0 != " " }
+            return Header(header.name, scheme + " <redacted>")
+        }
+        return copy
+    }
+
+    /// The request as text, HTTP/1.1 style: request line, headers, blank line, body.
+    public var displayText: String {
+        var text = "\(method) \(url)\n"
+        for header in headers {
+            text += "\(header.name): \(header.value)\n"
+        }
+        text += "\n"
+        text += String(decoding: body, as: UTF8.self)
+        return text
+    }
+
+    private static func percentEncodedSecret(_ secret: String) -> String {
+        var output = ""
+        for byte in secret.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                output.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = Array("0123456789ABCDEF")
+                output += "%" + String(hex[Int(byte >> 4)]) + String(hex[Int(byte & 0x0F)])
+            }
+        }
+        return output
+    }
+}
