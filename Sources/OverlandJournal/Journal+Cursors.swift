@@ -1,3 +1,5 @@
+import OverlandJSON
+
 /// A reader's name: which cursor under `cursors/` is its (journal-format.md section 9).
 /// The journal knows readers only by name; `default` is the reader that `cursor.json`
 /// served alone before named cursors existed.
@@ -256,7 +258,8 @@ extension Journal {
                             reason: reason)
         }
         if let name, cursor.name != name.text {
-            return .refused(code: "cursor-invalid", reason: cursor.name.map { "cursor is named '\(PrintableName($0))', not '\(name)'" }
+            let shown = { (text: String) in PrintableText.sanitised(String(text.prefix(64)), allowLineBreaks: false) }
+            return .refused(code: "cursor-invalid", reason: cursor.name.map { "cursor is named '\(shown($0))', not '\(name)'" }
                 ?? "cursor has no name string (a named cursor holds \"name\":\"\(name)\")")
         }
         guard cursor.journalID == id else {
@@ -288,14 +291,5 @@ extension Journal {
         }
         if !removed.isEmpty { try FileSystem.syncDirectory(segmentsPath) }
         return removed
-    }
-}
-
-/// A name from a file, shown with anything but printable ASCII escaped.
-private struct PrintableName: CustomStringConvertible {
-    let text: String
-    init(_ text: String) { self.text = text }
-    var description: String {
-        String(text.unicodeScalars.prefix(64).map { $0.value >= 0x20 && $0.value < 0x7F && $0 != "'" ? String($0) : "\\u{\(String($0.value, radix: 16))}" }.joined())
     }
 }

@@ -235,6 +235,10 @@ public final class MQTTSender {
         // Oldest first; `head` indexes the oldest not yet passed by the cursor.
         var pending: [Pending] = []
         var head = 0
+        // The index in `pending` of the first entry the cursor on disk has not passed: the
+        // window counts from there (entries published or passed over, acknowledged or not,
+        // that a crash would publish again).
+        var recordedHead = 0
         var indexOfMid: [Int32: Int] = [:]
         var publishedAt: [Int: ContinuousClock.Instant] = [:]
         var handledUpTo = recorded
@@ -244,12 +248,13 @@ public final class MQTTSender {
             guard handledUpTo > recorded, force || handledUpTo - recorded >= recordEvery else { return }
             try cursor.advance(journal, to: handledUpTo)
             recorded = handledUpTo
+            recordedHead = head
             onProgress?(SyncProgress(sentRecords: report.sentRecords, batches: report.batches, backlog: 0))
         }
 
         draining: while true {
             // Publish while the window has room.
-            while !endOfJournal, !stopPublishing, pending.count - head < window {
+            while !endOfJournal, !stopPublishing, pending.count - recordedHead < window {
                 if let stopAt, report.sentRecords + (pending.count - head) > 0, ContinuousClock.now >= stopAt {
                     stopPublishing = true
                     report.outcome = .maxTimeReached
@@ -295,6 +300,7 @@ public final class MQTTSender {
                 head += 1
             }
             if head == pending.count, head > 4096 {
+                recordedHead -= head
                 pending.removeAll(keepingCapacity: true)
                 publishedAt.removeAll(keepingCapacity: true)
                 for key in indexOfMid.keys { indexOfMid[key] = nil }
