@@ -40,6 +40,15 @@ struct UBXDecoderTests {
         let fix = try #require(fixes.first)
         #expect(fix.isoTime == "2026-11-20T12:30:14.750Z")
         #expect(fix.altitude == nil && fix.verticalAccuracy == nil && fix.mode == .twoD)
+        // The epoch's millisecond, as gpsd reports it: 12:30:15 less 127,759 ns is 12:30:15.000
+        // (not 12:30:14, once whole seconds are kept), 12:30:15 + 799,899,687 ns is .800.
+        var early = UBX.PVT(), late = UBX.PVT()
+        early.nano = -127_759
+        late.nano = 799_899_687
+        late.iTOW += 1000
+        let rounded = decodeAll(UBXStreamDecoder(), early.frame() + late.frame()).0
+        #expect(rounded.map(\.time) == [unixTime(2026, 11, 20, 12, 30, 15), unixTime(2026, 11, 20, 12, 30, 15)])
+        #expect(rounded.map(\.nanoseconds) == [0, 800_000_000])
         var noFix = UBX.PVT()
         noFix.flags = 0
         var undated = UBX.PVT()
@@ -95,7 +104,7 @@ struct UBXDecoderTests {
         #expect(InputDecoders.all.map { $0.formatName } == ["gpsd", "ubx", "nmea"])
         #expect(InputDecoders.detect(epoch(0)[...]) == UBXStreamDecoder.self)
         #expect(InputDecoders.detect(Array("$GPGGA,1*00\r\n".utf8)[...]) == nil, "NMEA so far: wait for a UBX frame")
-        #expect(InputDecoders.detect(Array(String(repeating: "$GPGGA,1*00\r\n", count: 50).utf8)[...]) == NMEAStreamDecoder.self)
+        #expect(InputDecoders.detect(Array(String(repeating: "$GPGGA,1*00\r\n", count: 100).utf8)[...]) == NMEAStreamDecoder.self)
         #expect(InputDecoders.detect(Array("{\"class\":\"TPV\"}\n".utf8)[...]) == GPSDStreamDecoder.self)
         #expect(InputDecoders.named("ubx") == UBXStreamDecoder.self)
     }
