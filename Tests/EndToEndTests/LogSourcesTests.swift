@@ -228,8 +228,8 @@ struct LogSourcesTests {
 }
 
 /// u-blox UBX mixed with NMEA, through the logger: points carry the receiver's accuracies.
-/// The frames are generated from known values (no real UBX capture with gpsd's reports is
-/// available offline); the unit tests check each field.
+/// Generated frames with known values, and one of gpsd's captures; the unit tests check
+/// each field, the golden tests every capture.
 @Suite("overland-log: u-blox UBX")
 struct LogUBXTests {
     static func frame(_ messageClass: UInt8, _ id: UInt8, _ payload: [UInt8]) -> [UInt8] {
