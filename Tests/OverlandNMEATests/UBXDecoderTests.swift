@@ -99,6 +99,21 @@ struct UBXDecoderTests {
         #expect(stats.brokenFrames == 1)
     }
 
+    @Test("live: a stream that goes quiet before its format is told is decided on what came")
+    func detectionOnQuiet() throws {
+        let text = (0..<3).map { index in
+            checksummed("$GPRMC,12301\(index).00,A,4736.37257,N,12219.92425,W,0.0,0.0,201126,,,A") + "\r\n"
+        }.joined()
+        #expect(text.utf8.count < UBXStreamDecoder.sniffWindow)
+        var source = FixSource(choice: .automatic, datePolicy: .fromStreamOnly, isLive: true)
+        var fixes: [Fix] = []
+        Array(text.utf8).withUnsafeBytes { source.push($0, into: &fixes) }
+        #expect(fixes.isEmpty && source.formatName == nil && source.hasOpenCycle, "a UBX frame may still come")
+        source.closeCycle(into: &fixes)
+        #expect(source.formatName == "nmea")
+        #expect(fixes.count == 3, "the quiet ends the last epoch too")
+    }
+
     @Test("the registry: sniffed from the first bytes, named for --input")
     func registry() {
         #expect(InputDecoders.all.map { $0.formatName } == ["gpsd", "ubx", "nmea"])
