@@ -98,11 +98,14 @@ public struct FixSource {
 
     /// Completes the open reporting cycle now: the input went quiet. A live input that goes
     /// quiet before its format could be told (a UBX frame is looked for in its first KiB)
-    /// has sent a whole epoch: its format is decided on what came (a u-blox epoch carries
-    /// its UBX frames), so a slow NMEA stream's first fixes do not wait for more bytes.
+    /// has sent a whole epoch: its format is decided on what came if that decides it (a
+    /// u-blox epoch carries its UBX frames; gpsd's greeting alone decides nothing), so a
+    /// slow NMEA stream's first fixes do not wait for more bytes.
     public mutating func closeCycle(into fixes: inout [Fix]) {
-        if detecting?.isEmpty == false {
-            [UInt8]().withUnsafeBytes { decode($0, isComplete: true) }
+        if let seen = detecting, !seen.isEmpty, let format = InputDecoders.detectAfterQuiet(seen[...]) {
+            detecting = nil
+            decoder = format.init(options: options)
+            seen.withUnsafeBytes { decoder?.push($0, into: &decoded) }
         }
         decoder?.closeCycle(into: &decoded)
         admit(into: &fixes)

@@ -285,6 +285,10 @@ extension UBXStreamDecoder: InputDecoder {
         }
         return isComplete || prefix.endIndex - windowStart >= sniffWindow ? .noMatch : .needMore
     }
+    /// A u-blox receiver sends its UBX frames with every epoch: once a live stream went
+    /// quiet after an epoch without one, it is not UBX.
+    public static func sniffAfterQuiet(_ prefix: ArraySlice<UInt8>) -> Sniff { sniff(prefix, isComplete: true) }
+
     public init(options: DecoderOptions) {
         self.init(datePolicy: options.datePolicy, closesCyclesEarly: options.closesCyclesEarly)
     }

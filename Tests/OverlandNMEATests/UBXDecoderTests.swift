@@ -112,6 +112,14 @@ struct UBXDecoderTests {
         source.closeCycle(into: &fixes)
         #expect(source.formatName == "nmea")
         #expect(fixes.count == 3, "the quiet ends the last epoch too")
+
+        // gpsd's greeting alone decides nothing, quiet or not (gpspipe -w before the first fix).
+        var greeted = FixSource(choice: .automatic, datePolicy: .fromStreamOnly, isLive: true)
+        Array("{\"class\":\"VERSION\",\"release\":\"3.22\"}\n".utf8).withUnsafeBytes { greeted.push($0, into: &fixes) }
+        greeted.closeCycle(into: &fixes)
+        #expect(greeted.formatName == nil)
+        Array("{\"class\":\"TPV\",\"mode\":3}\n".utf8).withUnsafeBytes { greeted.push($0, into: &fixes) }
+        #expect(greeted.formatName == "gpsd")
     }
 
     @Test("the registry: sniffed from the first bytes, named for --input")
