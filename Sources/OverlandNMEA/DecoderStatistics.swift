@@ -35,7 +35,7 @@ public struct DecoderStatistics: Sendable, Equatable {
     public var undatedFixes = 0
     /// Stream dates moved forward by 1024 weeks (GPS week rollover, see ``GPSWeekRollover``).
     public var weekRolloverCorrections = 0
-    /// Sentences (or gpsd reports) that came after their reporting cycle had been emitted, dropped.
+    /// Sentences (or gpsd reports, or UBX NAV messages) that came after their reporting cycle had been emitted, dropped.
     public var lateSentences = 0
     /// Fixes dated more than a day after the system clock (a receiver's glitched date), dropped.
     public var futureFixes = 0
