@@ -267,6 +267,8 @@ public struct LogCommand: ParsableCommand {
                 Terminal.error("overland-log: the trip could not be stopped automatically: \(error)")
             }
         }
+        reader.signalDescriptor = Signals.descriptor()
+        defer { if reader.signalDescriptor >= 0 { close(reader.signalDescriptor) } }
         let checkSignals = { () -> StopRequest? in
             let now = monotonicSeconds()
             if fullError != nil { return .stop }

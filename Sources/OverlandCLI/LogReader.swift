@@ -81,6 +81,14 @@ final class LogReader {
     var onFixAgain: (LogInput) -> Void = { _ in }
     /// Seconds without a fix on a live input before ``onNoFix`` is called.
     var noFixNotice = 60.0
+    /// A descriptor readable while a signal waits (``Signals/descriptor()``), polled beside a
+    /// live input; -1: none, and signals are looked for every ``signalLookInterval``.
+    var signalDescriptor: Int32 = -1
+    /// The longest a live input's poll sleeps: `checkSignals` is called at least this often
+    /// (the settings and trip files are looked at every 2 s). Without a signal descriptor,
+    /// a quarter of a second, the latency of a stop.
+    var idleInterval = 2.0
+    static let signalLookInterval = 0.25
 
     /// Reads `input` to its end, or until `checkSignals` says stop.
     func run(_ input: LogInput, checkSignals: () -> StopRequest?) -> RunResult {
@@ -118,11 +126,15 @@ final class LogReader {
             if input.isLive {
                 // Wait for input, but wake for due commits, for signals, and when the input
                 // has been quiet long enough to complete the open reporting cycle.
-                var wait = min(0.25, session.appender.secondsUntilCommit() ?? 0.25)
-                if source.hasOpenCycle { wait = min(wait, max(0, lastData + quiet.seconds - monotonicSeconds())) }
-                var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                let ready = poll(&descriptor, 1, Int32((wait * 1000).rounded(.up)))
-                if ready == 0 || (ready < 0 && errno == EINTR) {
+                let now = monotonicSeconds()
+                let longest = signalDescriptor >= 0 ? idleInterval : Self.signalLookInterval
+                var wait = min(longest, session.appender.secondsUntilCommit() ?? longest)
+                if source.hasOpenCycle { wait = min(wait, max(0, lastData + quiet.seconds - now)) }
+                if !toldNoFix { wait = min(wait, max(0, lastFix + noFixNotice - now)) }
+                var descriptors = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+                                   pollfd(fd: signalDescriptor, events: Int16(POLLIN), revents: 0)]
+                let ready = poll(&descriptors, signalDescriptor >= 0 ? 2 : 1, Int32((wait * 1000).rounded(.up)))
+                if ready == 0 || (ready < 0 && errno == EINTR) || (ready > 0 && descriptors[0].revents == 0) {
                     if source.hasOpenCycle && monotonicSeconds() - lastData >= quiet.seconds {
                         source.closeCycle(into: &fixes)
                     }

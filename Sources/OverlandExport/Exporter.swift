@@ -57,7 +57,8 @@ public enum Exporter {
         if sorter.disordered {
             try sorter.merge(prefix: prefix) { entry in try output.add(entry.line[...], summary: &summary, write: write) }
         } else {
-            while let entry = try prefix.next() { try output.add(entry.line[...], summary: &summary, write: write) }
+            // In time order: each record formatted as parsed here, not parsed a third time.
+            while let record = try prefix.nextRecord() { try output.add(record, summary: &summary, write: write) }
         }
         guard prefix.count == sorter.prefixCount else {
             throw ExportSortError(.journalChanged, "the journal changed during the export (\(sorter.prefixCount) records read, then " +
@@ -118,7 +119,10 @@ private struct OutputStage {
 
     mutating func add(_ line: ArraySlice<UInt8>, summary: inout ExportSummary, write: ([UInt8]) throws -> Void) throws {
         guard let json = try? JSONParser.parse(line) else { return }
-        let record = ExportRecord(line: line, json: json, location: try? LocationFeature(json: json))
+        try add(ExportRecord(line: line, json: json, location: try? LocationFeature(json: json)), summary: &summary, write: write)
+    }
+
+    mutating func add(_ record: ExportRecord, summary: inout ExportSummary, write: ([UInt8]) throws -> Void) throws {
         if formatter.write(record, into: &output) {
             summary.written += 1
             if let time = record.location?.timestamp {
@@ -156,10 +160,17 @@ private final class PrefixSource: SortedSource {
     }
 
     func next() throws -> SortEntry? {
+        try nextKept().map { SortEntry(key: $0.key, sequence: $0.sequence, line: Array($0.record.line)) }
+    }
+
+    /// The next record of the stretch, as parsed to filter it.
+    func nextRecord() throws -> ExportRecord? { try nextKept()?.record }
+
+    private func nextKept() throws -> (record: ExportRecord, key: Int64, sequence: UInt64)? {
         while let stored = try reader.next(), stored.sequence < end {
-            if case .kept(_, let key) = Exporter.classify(stored.line, options: options, carry: &carry) {
+            if case .kept(let record, let key) = Exporter.classify(stored.line, options: options, carry: &carry) {
                 count += 1
-                return SortEntry(key: key, sequence: stored.sequence, line: Array(stored.line))
+                return (record, key, stored.sequence)
             }
         }
         return nil

@@ -35,7 +35,7 @@ public struct DecoderStatistics: Sendable, Equatable {
     public var undatedFixes = 0
     /// Stream dates moved forward by 1024 weeks (GPS week rollover, see ``GPSWeekRollover``).
     public var weekRolloverCorrections = 0
-    /// Sentences (or gpsd reports) that came after their reporting cycle had been emitted, dropped.
+    /// Sentences (or gpsd reports, or UBX NAV messages) that came after their reporting cycle had been emitted, dropped.
     public var lateSentences = 0
     /// Fixes dated more than a day after the system clock (a receiver's glitched date), dropped.
     public var futureFixes = 0
@@ -43,7 +43,7 @@ public struct DecoderStatistics: Sendable, Equatable {
     public var timeOutliers = 0
     /// UBX frames with a good checksum.
     public var binaryFrames = 0
-    /// UBX NAV-PVT frames (position, velocity, time) among them.
+    /// UBX NAV-PVT and NAV-SOL frames (navigation solutions) among them.
     public var positionFrames = 0
     /// UBX frames of other messages, ignored.
     public var ignoredFrames = 0
@@ -51,7 +51,7 @@ public struct DecoderStatistics: Sendable, Equatable {
     public var brokenFrames = 0
     /// UBX frames with values out of range, skipped.
     public var malformedFrames = 0
-    /// NMEA fixes dropped because UBX NAV-PVT reports the same epochs.
+    /// NMEA fixes dropped because UBX (NAV-PVT or NAV-SOL) reports the same epochs.
     public var supersededFixes = 0
     /// gpsd JSON reports of class TPV read.
     public var positionReports = 0
@@ -108,7 +108,7 @@ public struct DecoderStatistics: Sendable, Equatable {
             parts.append("\(sentences) sentences (\(acceptedSentences) accepted)")
         }
         if binaryFrames > 0 {
-            parts.append("\(binaryFrames) UBX frames (\(positionFrames) NAV-PVT)")
+            parts.append("\(binaryFrames) UBX frames (\(positionFrames) NAV-PVT/SOL)")
         }
         if positionReports > 0 || ignoredReports > 0 {
             parts.append("\(positionReports) TPV reports")

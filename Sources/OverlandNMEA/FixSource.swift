@@ -93,10 +93,20 @@ public struct FixSource {
     }
 
     /// Whether a fix waits for the rest of its reporting cycle.
-    public var hasOpenCycle: Bool { decoder?.hasOpenCycle ?? false }
+    /// While the format is being detected, bytes that wait for it count as an open cycle.
+    public var hasOpenCycle: Bool { decoder?.hasOpenCycle ?? (detecting?.isEmpty == false) }
 
-    /// Completes the open reporting cycle now: the input went quiet.
+    /// Completes the open reporting cycle now: the input went quiet. A live input that goes
+    /// quiet before its format could be told (a UBX frame is looked for in its first KiB)
+    /// has sent a whole epoch: its format is decided on what came if that decides it (a
+    /// u-blox epoch carries its UBX frames; gpsd's greeting alone decides nothing), so a
+    /// slow NMEA stream's first fixes do not wait for more bytes.
     public mutating func closeCycle(into fixes: inout [Fix]) {
+        if let seen = detecting, !seen.isEmpty, let format = InputDecoders.detectAfterQuiet(seen[...]) {
+            detecting = nil
+            decoder = format.init(options: options)
+            seen.withUnsafeBytes { decoder?.push($0, into: &decoded) }
+        }
         decoder?.closeCycle(into: &decoded)
         admit(into: &fixes)
     }

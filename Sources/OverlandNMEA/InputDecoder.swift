@@ -12,8 +12,15 @@ public protocol InputDecoder: FixStreamDecoder {
     /// Whether a stream starting with `prefix` is this format; ``Sniff/needMore`` while
     /// `prefix` does not decide yet (`isComplete`: the stream has ended, decide now).
     static func sniff(_ prefix: ArraySlice<UInt8>, isComplete: Bool) -> Sniff
+    /// The same, when a live stream went quiet after `prefix`: a receiver has sent its
+    /// whole epoch. By default, the same as ``sniff(_:isComplete:)`` with more to come.
+    static func sniffAfterQuiet(_ prefix: ArraySlice<UInt8>) -> Sniff
     /// A decoder for one stream.
     init(options: DecoderOptions)
+}
+
+extension InputDecoder {
+    public static func sniffAfterQuiet(_ prefix: ArraySlice<UInt8>) -> Sniff { sniff(prefix, isComplete: false) }
 }
 
 /// A sniffer's answer.
@@ -58,5 +65,18 @@ public enum InputDecoders {
             }
         }
         return isComplete ? all.last : nil
+    }
+
+    /// The format of a live stream that went quiet after `prefix`, or nil while a sniffer
+    /// still needs more (gpsd's greeting alone decides nothing).
+    public static func detectAfterQuiet(_ prefix: ArraySlice<UInt8>) -> (any InputDecoder.Type)? {
+        for decoder in all {
+            switch decoder.sniffAfterQuiet(prefix) {
+            case .match: return decoder
+            case .needMore: return nil
+            case .noMatch: continue
+            }
+        }
+        return nil
     }
 }

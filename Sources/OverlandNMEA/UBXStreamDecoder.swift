@@ -8,19 +8,19 @@
 /// `B5 62` whose length is implausible or whose checksum fails is not a frame: its bytes go
 /// to the NMEA decoder (which skips binary bytes) and the frame is counted as damaged.
 ///
-/// Decoded, as gpsd does for u-blox:
-/// - NAV-PVT (class 1, id 7): the fix, with the receiver's own accuracy estimates: hAcc
-///   (horizontal), vAcc (vertical), sAcc (speed), headAcc (course), instead of estimates
-///   from DOPs; altitude above mean sea level (hMSL), ground speed, heading of motion,
-///   satellites used, PDOP. A fix needs gnssFixOK, fix type 2D, 3D or GNSS+dead reckoning,
-///   and a valid date and time; the time is the UTC fields plus the signed nanoseconds.
-/// - NAV-DOP (1, 4): HDOP, VDOP and PDOP, merged into the fix of the same iTOW.
-/// - NAV-EOE (1, 0x61), the end of the epoch: once the stream has sent one, a fix waits for
-///   its epoch's EOE (so NAV-DOP after NAV-PVT is merged); before, a fix is emitted with its
-///   NAV-PVT.
-/// Once the stream has given a NAV-PVT fix, its NMEA fixes (the same epochs, with fewer
-/// digits and no accuracy) are dropped and counted as superseded; before that, as from a
-/// receiver whose UBX output is off, NMEA fixes are kept.
+/// Decoded, as gpsd does for u-blox: the NAV messages of one navigation epoch (one iTOW)
+/// are merged into one fix (see ``UBXEpoch``): NAV-PVT (u-blox 7 on), else NAV-SOL with
+/// NAV-POSLLH and NAV-VELNED when sent (u-blox 5 and 6), plus NAV-DOP; NAV-TIMEGPS gives the
+/// leap seconds NAV-SOL's GPS time needs. An epoch is emitted
+/// - at its NAV-EOE (u-blox 8 on), the receiver's own end of the epoch;
+/// - when a message of another epoch arrives, or the input ends or goes quiet;
+/// - live (`closesCyclesEarly`), at the message that ends the receiver's epochs, learned as
+///   gpsd learns it: the last of these messages before the iTOW changed. A message of an
+///   epoch already emitted is counted late, and its learned ender is not learned again.
+/// Other frames (NAV-SAT, RXM-RAWX, ...) are counted and ignored.
+/// Once the stream has given a UBX fix, its NMEA fixes (the same epochs, with fewer digits
+/// and no accuracy) are dropped and counted as superseded; before that, as from a receiver
+/// whose UBX output is off, NMEA fixes are kept.
 public struct UBXStreamDecoder: Sendable {
     /// The longest payload taken for a frame; u-blox's longest messages are a few KiB.
     public static let maximumPayload = 4096
@@ -28,8 +28,17 @@ public struct UBXStreamDecoder: Sendable {
     private var nmea: NMEAStreamDecoder
     private var frame: [UInt8] = []
     private var text: [UInt8] = []
-    private var pending: (iTOW: UInt32, fix: Fix)?
-    private var sawEndOfEpoch = false
+    private let closesCyclesEarly: Bool
+    /// The epoch being read, its time of week, and the last one emitted.
+    private var epoch: UBXEpoch?
+    private var closedTimeOfWeek: UInt32?
+    private var closedByLearnedEnder = false
+    /// GPS minus UTC as the receiver last stated it (NAV-TIMEGPS), for NAV-SOL's GPS time.
+    private var leapSeconds: Int?
+    /// Live: the message that ends the receiver's epochs, learned as gpsd does.
+    private var lastMessage: UInt8?
+    private var learnedEnder: UInt8?
+    private var rejectedEnders: Set<UInt8> = []
     private var ubxFixes = false
     private var nmeaFixes: [Fix] = []
     private var counts = DecoderStatistics()
@@ -37,6 +46,7 @@ public struct UBXStreamDecoder: Sendable {
     /// Creates a decoder; the NMEA sentences between frames are decoded as ``NMEAStreamDecoder`` does.
     public init(datePolicy: DatePolicy = .fromStreamOnly, closesCyclesEarly: Bool = false) {
         nmea = NMEAStreamDecoder(datePolicy: datePolicy, closesCyclesEarly: closesCyclesEarly)
+        self.closesCyclesEarly = closesCyclesEarly
     }
 
     /// Everything counted so far, UBX frames and NMEA sentences.
@@ -54,11 +64,11 @@ public struct UBXStreamDecoder: Sendable {
     }
 
     /// Whether a fix waits for the rest of its epoch.
-    public var hasOpenCycle: Bool { pending != nil || nmea.hasOpenCycle }
+    public var hasOpenCycle: Bool { epoch?.hasPosition == true || nmea.hasOpenCycle }
 
     /// Emits what waits (the input went quiet).
     public mutating func closeCycle(into fixes: inout [Fix]) {
-        emitPending(into: &fixes)
+        closeEpoch(into: &fixes)
         nmea.closeCycle(into: &nmeaFixes)
         takeNMEAFixes(into: &fixes)
     }
@@ -71,11 +81,12 @@ public struct UBXStreamDecoder: Sendable {
             frame = []
         }
         flushText(into: &fixes)
-        emitPending(into: &fixes)
+        closeEpoch(into: &fixes)
         nmea.finish(into: &nmeaFixes)
         takeNMEAFixes(into: &fixes)
-        sawEndOfEpoch = false
         ubxFixes = false
+        lastMessage = nil
+        closedTimeOfWeek = nil
     }
 
     // MARK: - Framing
@@ -162,105 +173,81 @@ public struct UBXStreamDecoder: Sendable {
 
     // MARK: - Messages
 
+    /// A NAV message of the epoch stated by its iTOW: an epoch with another iTOW is over.
     private mutating func handle(class messageClass: UInt8, id: UInt8, payload: ArraySlice<UInt8>, into fixes: inout [Fix]) {
-        guard messageClass == 0x01 else {
+        typealias ID = UBXMessage.ID
+        guard messageClass == UBXMessage.navigation,
+              let minimum = id == ID.endOfEpoch ? 4 : UBXMessage.minimumLength[id], payload.count >= minimum else {
             counts.ignoredFrames += 1
             return
         }
+        let timeOfWeek = UBXMessage.timeOfWeek(payload)
+        if let open = epoch, open.timeOfWeek != timeOfWeek {
+            if closesCyclesEarly, let last = lastMessage, !rejectedEnders.contains(last) { learnedEnder = last }
+            closeEpoch(into: &fixes)
+        }
+        if epoch == nil, timeOfWeek == closedTimeOfWeek {
+            // A message of an epoch already emitted: the ender it was closed by was wrong.
+            counts.lateSentences += 1
+            if closedByLearnedEnder, let ender = learnedEnder {
+                rejectedEnders.insert(ender)
+                learnedEnder = nil
+            }
+            return
+        }
+        var current = epoch ?? UBXEpoch(timeOfWeek: timeOfWeek)
         switch id {
-        case 0x07 where payload.count >= 92:
+        case ID.pvt:
             counts.positionFrames += 1
-            let iTOW = Self.u32(payload, 0)
-            if let pending, pending.iTOW != iTOW { emitPending(into: &fixes) }
-            guard let fix = navPVT(payload) else { return }
-            ubxFixes = true
-            pending = (iTOW, fix)
-            if !sawEndOfEpoch { emitPending(into: &fixes) }
-        case 0x04 where payload.count >= 18:
-            let iTOW = Self.u32(payload, 0)
-            guard var waiting = pending, waiting.iTOW == iTOW else { return }
-            waiting.fix.pdop = Double(Self.u16(payload, 6)) / 100
-            waiting.fix.vdop = Double(Self.u16(payload, 10)) / 100
-            waiting.fix.hdop = Double(Self.u16(payload, 12)) / 100
-            pending = waiting
-        case 0x61 where payload.count >= 4:
-            sawEndOfEpoch = true
-            if let waiting = pending, waiting.iTOW == Self.u32(payload, 0) { emitPending(into: &fixes) }
-        default:
-            counts.ignoredFrames += 1
+            switch UBXEpoch.pvt(payload) {
+            case .success(let fix):
+                current.pvt = fix
+                ubxFixes = true
+            case .failure(let failure): count(failure)
+            }
+        case ID.solution:
+            counts.positionFrames += 1
+            let solution = UBXSolution(payload)
+            if solution.fixOK && [2, 3, 4, 5].contains(solution.fixType) { ubxFixes = true }
+            current.solution = solution
+        case ID.posLLH: current.position = UBXGeodeticPosition(payload)
+        case ID.velNED: current.velocity = UBXGroundVelocity(payload)
+        case ID.dop: current.dilutions = UBXDilutions(payload)
+        case ID.timeGPS:
+            if UBXMessage.u8(payload, 11) & 0x04 != 0 { leapSeconds = Int(Int8(bitPattern: UBXMessage.u8(payload, 10))) }
+        default: // NAV-EOE
+            epoch = current
+            closeEpoch(into: &fixes)
+            lastMessage = nil
+            return
+        }
+        epoch = current
+        lastMessage = id
+        if closesCyclesEarly, id == learnedEnder { closeEpoch(into: &fixes, byLearnedEnder: true) }
+    }
+
+    /// Emits the open epoch's fix, if it makes one.
+    private mutating func closeEpoch(into fixes: inout [Fix], byLearnedEnder: Bool = false) {
+        guard let closing = epoch else { return }
+        epoch = nil
+        closedTimeOfWeek = closing.timeOfWeek
+        closedByLearnedEnder = byLearnedEnder
+        switch closing.fix(leapSeconds: leapSeconds) {
+        case .success(let fix)?:
+            counts.fixes += 1
+            fixes.append(fix)
+        case .failure(let failure)? where closing.pvt == nil: count(failure) // NAV-PVT's were counted when read
+        default: break
         }
     }
 
-    private mutating func emitPending(into fixes: inout [Fix]) {
-        guard let waiting = pending else { return }
-        pending = nil
-        counts.fixes += 1
-        fixes.append(waiting.fix)
-    }
-
-    /// The fix of a NAV-PVT payload, or nil (counted) when it states none or no date.
-    private mutating func navPVT(_ p: ArraySlice<UInt8>) -> Fix? {
-        let valid = p[p.startIndex + 11]
-        let fixType = p[p.startIndex + 20]
-        let flags = p[p.startIndex + 21]
-        guard flags & 0x01 != 0, [2, 3, 4].contains(fixType) else {
-            counts.invalidFixes += 1
-            return nil
+    private mutating func count(_ failure: UBXEpoch.Failure) {
+        switch failure {
+        case .noFix: counts.invalidFixes += 1
+        case .undated: counts.undatedFixes += 1
+        case .outOfRange: counts.malformedFrames += 1
         }
-        guard valid & 0x03 == 0x03,
-              let date = CivilDate(year: Int(Self.u16(p, 4)), month: Int(p[p.startIndex + 6]), day: Int(p[p.startIndex + 7])),
-              p[p.startIndex + 8] < 24, p[p.startIndex + 9] < 60, p[p.startIndex + 10] <= 60 else {
-            counts.undatedFixes += 1
-            return nil
-        }
-        var time = date.daysSinceEpoch * 86_400 + Int64(p[p.startIndex + 8]) * 3600 + Int64(p[p.startIndex + 9]) * 60
-            + Int64(p[p.startIndex + 10])
-        var nanoseconds = Int64(Self.i32(p, 16))
-        while nanoseconds < 0 {
-            nanoseconds += 1_000_000_000
-            time -= 1
-        }
-        while nanoseconds >= 1_000_000_000 {
-            nanoseconds -= 1_000_000_000
-            time += 1
-        }
-        let threeD = fixType != 2
-        let carrier = (flags >> 6) & 0x03
-        let quality: FixQuality = carrier == 2 ? .rtkFixed : carrier == 1 ? .rtkFloat : flags & 0x02 != 0 ? .dgps : .gps
-        let latitude = Double(Self.i32(p, 28)) * 1e-7
-        let longitude = Double(Self.i32(p, 24)) * 1e-7
-        guard (-90...90).contains(latitude), (-180...180).contains(longitude) else {
-            counts.malformedFrames += 1
-            return nil
-        }
-        return Fix(
-            time: time, nanoseconds: Int32(nanoseconds), latitude: latitude, longitude: longitude,
-            altitude: threeD ? Double(Self.i32(p, 36)) / 1000 : nil,
-            speed: Double(Self.i32(p, 60)) / 1000,
-            course: Self.normalised(Double(Self.i32(p, 64)) * 1e-5),
-            mode: threeD ? .threeD : .twoD, quality: quality,
-            satellitesUsed: Int(p[p.startIndex + 23]),
-            pdop: Double(Self.u16(p, 76)) / 100,
-            horizontalAccuracy: Double(Self.u32(p, 40)) / 1000,
-            verticalAccuracy: threeD ? Double(Self.u32(p, 44)) / 1000 : nil,
-            speedAccuracy: Double(Self.u32(p, 68)) / 1000,
-            courseAccuracy: Double(Self.u32(p, 72)) * 1e-5)
     }
-
-    private static func normalised(_ degrees: Double) -> Double {
-        let d = degrees.truncatingRemainder(dividingBy: 360)
-        return d < 0 ? d + 360 : d
-    }
-
-    static func u16(_ p: ArraySlice<UInt8>, _ offset: Int) -> UInt16 {
-        UInt16(p[p.startIndex + offset]) | UInt16(p[p.startIndex + offset + 1]) << 8
-    }
-
-    static func u32(_ p: ArraySlice<UInt8>, _ offset: Int) -> UInt32 {
-        (0..<4).reduce(UInt32(0)) { $0 | UInt32(p[p.startIndex + offset + $1]) << (8 * UInt32($1)) }
-    }
-
-    static func i32(_ p: ArraySlice<UInt8>, _ offset: Int) -> Int32 { Int32(bitPattern: u32(p, offset)) }
 }
 
 // MARK: - The input format
@@ -268,26 +255,40 @@ public struct UBXStreamDecoder: Sendable {
 extension UBXStreamDecoder: InputDecoder {
     public static let formatName = "ubx"
     public static let formatDescription = "u-blox UBX binary frames mixed with NMEA"
-    /// Bytes a stream is looked at for a UBX frame: u-blox sends NMEA and UBX interleaved,
-    /// and a receiver's stream is joined anywhere, so a frame is looked for in a window
-    /// (about one epoch of a u-blox receiver with NAV-PVT on), not only at the start.
-    public static let sniffWindow = 512
+    /// Bytes a stream is looked at for a UBX frame: u-blox sends NMEA, UBX and RTCM3
+    /// interleaved, and a receiver's stream is joined anywhere, so a frame is looked for in a
+    /// window (about one epoch of a u-blox receiver, a second at 9600 baud), not only at the
+    /// start. The window starts after the `#` comment lines a capture may begin with (gpsd's
+    /// regression captures name the receiver there).
+    public static let sniffWindow = 1024
 
-    /// A complete UBX frame with a good checksum within the first ``sniffWindow`` bytes.
+    /// A complete UBX frame with a good checksum starting within ``sniffWindow`` bytes of
+    /// the start (or of the end of the leading comment lines).
     public static func sniff(_ prefix: ArraySlice<UInt8>, isComplete: Bool) -> Sniff {
-        let undecided: Sniff = isComplete || prefix.count >= sniffWindow ? .noMatch : .needMore
-        var index = prefix.startIndex
-        while let start = prefix[index...].firstIndex(of: 0xB5) {
+        var windowStart = prefix.startIndex
+        while windowStart < prefix.endIndex, prefix[windowStart] == UInt8(ascii: "#") {
+            guard let end = prefix[windowStart...].firstIndex(of: UInt8(ascii: "\n")) else {
+                return isComplete ? .noMatch : .needMore
+            }
+            windowStart = end + 1
+        }
+        let windowEnd = min(prefix.endIndex, windowStart + sniffWindow)
+        var index = windowStart
+        while let start = prefix[index..<windowEnd].firstIndex(of: 0xB5) {
             index = start + 1
-            guard start + 6 <= prefix.endIndex else { return undecided }
+            guard start + 6 <= prefix.endIndex else { return isComplete ? .noMatch : .needMore }
             guard prefix[start + 1] == 0x62 else { continue }
             let length = Int(prefix[start + 4]) | Int(prefix[start + 5]) << 8
             guard length <= maximumPayload else { continue }
             guard start + 8 + length <= prefix.endIndex else { return isComplete ? .noMatch : .needMore }
             if checksumIsValid(prefix[start..<(start + 8 + length)]) { return .match }
         }
-        return undecided
+        return isComplete || prefix.endIndex - windowStart >= sniffWindow ? .noMatch : .needMore
     }
+    /// A u-blox receiver sends its UBX frames with every epoch: once a live stream went
+    /// quiet after an epoch without one, it is not UBX.
+    public static func sniffAfterQuiet(_ prefix: ArraySlice<UInt8>) -> Sniff { sniff(prefix, isComplete: true) }
+
     public init(options: DecoderOptions) {
         self.init(datePolicy: options.datePolicy, closesCyclesEarly: options.closesCyclesEarly)
     }

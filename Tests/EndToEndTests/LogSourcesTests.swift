@@ -228,8 +228,8 @@ struct LogSourcesTests {
 }
 
 /// u-blox UBX mixed with NMEA, through the logger: points carry the receiver's accuracies.
-/// The frames are generated from known values (no real UBX capture with gpsd's reports is
-/// available offline); the unit tests check each field.
+/// Generated frames with known values, and one of gpsd's captures; the unit tests check
+/// each field, the golden tests every capture.
 @Suite("overland-log: u-blox UBX")
 struct LogUBXTests {
     static func frame(_ messageClass: UInt8, _ id: UInt8, _ payload: [UInt8]) -> [UInt8] {
@@ -262,7 +262,7 @@ struct LogUBXTests {
         let path = try sandbox.file("ublox.ubx", bytes)
         let result = try sandbox.log([path, "--stats"])
         #expect(result.succeeded, "\(result)")
-        #expect(result.stderrText.contains("10 UBX frames (10 NAV-PVT)"), "\(result.stderrText)")
+        #expect(result.stderrText.contains("10 UBX frames (10 NAV-PVT/SOL)"), "\(result.stderrText)")
         let records = try sandbox.records()
         #expect(records.count == 10)
         let first = try #require(records.first)
@@ -276,5 +276,24 @@ struct LogUBXTests {
         let other = try LogSandbox()
         #expect(try other.log([path, "--input", "nmea"]).succeeded)
         #expect(try other.records().first?.raw("speed_accuracy") == "-1")
+    }
+
+    /// gpsd's ZED-F9P capture (Tests/Fixtures/gpsd/ublox-zed-f9p-hp.log, BSD-2-Clause): 29
+    /// epochs of NAV-PVT among eleven NAV messages each, ended by NAV-EOE, after gpsd's
+    /// header lines. gpsd reported 21:19:20 to 21:19:48 (ublox-zed-f9p-hp.tpv.jsonl).
+    @Test func gpsdUBXCaptureImportsEveryEpoch() throws {
+        let sandbox = try LogSandbox()
+        let result = try sandbox.log([LogSamples.capture("ublox-zed-f9p-hp"), "--stats"])
+        #expect(result.succeeded, "\(result)")
+        #expect(result.stderrText.contains("(29 NAV-PVT/SOL)"), "\(result.stderrText)")
+        let records = try sandbox.records()
+        #expect(records.count == 29)
+        let first = try #require(records.first), last = try #require(records.last)
+        #expect(first.timestampText == "2019-04-22T21:19:20Z" && last.timestampText == "2019-04-22T21:19:48Z")
+        #expect(abs(first.latitude - -45.8775286) < 1e-6 && abs(first.longitude - 170.5001306) < 1e-6)
+        #expect(abs(last.latitude - -45.877543) < 1e-6 && abs(last.longitude - 170.5000994) < 1e-6)
+        #expect(first.altitude == 27, "hMSL 27.443 m")
+        #expect(first.raw("horizontal_accuracy") == "14" && first.raw("vertical_accuracy") == "13", "hAcc 14.481 m, vAcc 12.898 m")
+        #expect(records.map(\.timestamp) == records.map(\.timestamp).sorted())
     }
 }

@@ -40,6 +40,15 @@ struct UBXDecoderTests {
         let fix = try #require(fixes.first)
         #expect(fix.isoTime == "2026-11-20T12:30:14.750Z")
         #expect(fix.altitude == nil && fix.verticalAccuracy == nil && fix.mode == .twoD)
+        // The epoch's millisecond, as gpsd reports it: 12:30:15 less 127,759 ns is 12:30:15.000
+        // (not 12:30:14, once whole seconds are kept), 12:30:15 + 799,899,687 ns is .800.
+        var early = UBX.PVT(), late = UBX.PVT()
+        early.nano = -127_759
+        late.nano = 799_899_687
+        late.iTOW += 1000
+        let rounded = decodeAll(UBXStreamDecoder(), early.frame() + late.frame()).0
+        #expect(rounded.map(\.time) == [unixTime(2026, 11, 20, 12, 30, 15), unixTime(2026, 11, 20, 12, 30, 15)])
+        #expect(rounded.map(\.nanoseconds) == [0, 800_000_000])
         var noFix = UBX.PVT()
         noFix.flags = 0
         var undated = UBX.PVT()
@@ -90,12 +99,35 @@ struct UBXDecoderTests {
         #expect(stats.brokenFrames == 1)
     }
 
+    @Test("live: a stream that goes quiet before its format is told is decided on what came")
+    func detectionOnQuiet() throws {
+        let text = (0..<3).map { index in
+            checksummed("$GPRMC,12301\(index).00,A,4736.37257,N,12219.92425,W,0.0,0.0,201126,,,A") + "\r\n"
+        }.joined()
+        #expect(text.utf8.count < UBXStreamDecoder.sniffWindow)
+        var source = FixSource(choice: .automatic, datePolicy: .fromStreamOnly, isLive: true)
+        var fixes: [Fix] = []
+        Array(text.utf8).withUnsafeBytes { source.push($0, into: &fixes) }
+        #expect(fixes.isEmpty && source.formatName == nil && source.hasOpenCycle, "a UBX frame may still come")
+        source.closeCycle(into: &fixes)
+        #expect(source.formatName == "nmea")
+        #expect(fixes.count == 3, "the quiet ends the last epoch too")
+
+        // gpsd's greeting alone decides nothing, quiet or not (gpspipe -w before the first fix).
+        var greeted = FixSource(choice: .automatic, datePolicy: .fromStreamOnly, isLive: true)
+        Array("{\"class\":\"VERSION\",\"release\":\"3.22\"}\n".utf8).withUnsafeBytes { greeted.push($0, into: &fixes) }
+        greeted.closeCycle(into: &fixes)
+        #expect(greeted.formatName == nil)
+        Array("{\"class\":\"TPV\",\"mode\":3}\n".utf8).withUnsafeBytes { greeted.push($0, into: &fixes) }
+        #expect(greeted.formatName == "gpsd")
+    }
+
     @Test("the registry: sniffed from the first bytes, named for --input")
     func registry() {
         #expect(InputDecoders.all.map { $0.formatName } == ["gpsd", "ubx", "nmea"])
         #expect(InputDecoders.detect(epoch(0)[...]) == UBXStreamDecoder.self)
         #expect(InputDecoders.detect(Array("$GPGGA,1*00\r\n".utf8)[...]) == nil, "NMEA so far: wait for a UBX frame")
-        #expect(InputDecoders.detect(Array(String(repeating: "$GPGGA,1*00\r\n", count: 50).utf8)[...]) == NMEAStreamDecoder.self)
+        #expect(InputDecoders.detect(Array(String(repeating: "$GPGGA,1*00\r\n", count: 100).utf8)[...]) == NMEAStreamDecoder.self)
         #expect(InputDecoders.detect(Array("{\"class\":\"TPV\"}\n".utf8)[...]) == GPSDStreamDecoder.self)
         #expect(InputDecoders.named("ubx") == UBXStreamDecoder.self)
     }

@@ -1,9 +1,8 @@
 import OverlandNMEA
 
-/// UBX frames built in the tests from known values. No real UBX capture with gpsd's
-/// reports is at hand offline (the gpsd captures beside the repository carry NMEA only, and
-/// Debian's gpsd source with test/daemon/*.ubx is not available here), so the expected
-/// values are the ones encoded, per u-blox's interface description (UBX-18010854).
+/// UBX frames built in the tests from known values, per u-blox's interface descriptions
+/// (u-blox 6 GPS.G6-SW-10018, F9 UBX-18010854). Real captures with gpsd's reports are in
+/// UBXGoldenCaptureTests.
 enum UBX {
     static func frame(class messageClass: UInt8, id: UInt8, payload: [UInt8]) -> [UInt8] {
         let body = [messageClass, id, UInt8(payload.count & 0xFF), UInt8(payload.count >> 8)] + payload
@@ -50,6 +49,41 @@ enum UBX {
         let p = le(iTOW) + le(UInt16(150)) + le(UInt16((pDOP * 100).rounded())) + le(UInt16(90))
             + le(UInt16((vDOP * 100).rounded())) + le(UInt16((hDOP * 100).rounded())) + le(UInt16(60)) + le(UInt16(70))
         return frame(class: 0x01, id: 0x04, payload: p)
+    }
+
+    /// NAV-SOL in GPS week 2444 (from 2026-11-08) at `iTOW`, fix type 3, an ECEF position and velocity.
+    static func solution(iTOW: UInt32, fixType: UInt8 = 3, flags: UInt8 = 0x0D, x: Double, y: Double, z: Double,
+                         vx: Double = 0, vy: Double = 0, vz: Double = 0, pAcc: Double = 3.5, sAcc: Double = 0.4) -> [UInt8] {
+        var p = le(iTOW) + le(Int32(0)) + le(Int16(2444)) + [fixType, flags]
+        p += le(Int32((x * 100).rounded())) + le(Int32((y * 100).rounded())) + le(Int32((z * 100).rounded()))
+        p += le(UInt32((pAcc * 100).rounded()))
+        p += le(Int32((vx * 100).rounded())) + le(Int32((vy * 100).rounded())) + le(Int32((vz * 100).rounded()))
+        p += le(UInt32((sAcc * 100).rounded())) + le(UInt16(210)) + [0, 9] + [0, 0, 0, 0]
+        precondition(p.count == 52)
+        return frame(class: 0x01, id: 0x06, payload: p)
+    }
+
+    /// NAV-POSLLH: position, heights in metres, accuracies in metres.
+    static func positionLLH(iTOW: UInt32, latitude: Double, longitude: Double, height: Double, hMSL: Double,
+                            hAcc: Double, vAcc: Double) -> [UInt8] {
+        let p = le(iTOW) + le(Int32((longitude * 1e7).rounded())) + le(Int32((latitude * 1e7).rounded()))
+            + le(Int32((height * 1000).rounded())) + le(Int32((hMSL * 1000).rounded()))
+            + le(UInt32((hAcc * 1000).rounded())) + le(UInt32((vAcc * 1000).rounded()))
+        return frame(class: 0x01, id: 0x02, payload: p)
+    }
+
+    /// NAV-VELNED: ground speed (m/s), heading (°) and their accuracies.
+    static func velocityNED(iTOW: UInt32, speed: Double, heading: Double, sAcc: Double, cAcc: Double) -> [UInt8] {
+        let p = le(iTOW) + le(Int32(0)) + le(Int32(0)) + le(Int32(0)) + le(UInt32((speed * 100).rounded()))
+            + le(UInt32((speed * 100).rounded())) + le(Int32((heading * 1e5).rounded()))
+            + le(UInt32((sAcc * 100).rounded())) + le(UInt32((cAcc * 1e5).rounded()))
+        return frame(class: 0x01, id: 0x12, payload: p)
+    }
+
+    /// NAV-TIMEGPS with the leap seconds (valid) at `iTOW`.
+    static func timeGPS(iTOW: UInt32, leapSeconds: Int8) -> [UInt8] {
+        let p = le(iTOW) + le(Int32(0)) + le(Int16(2444)) + [UInt8(bitPattern: leapSeconds), 0x07] + le(UInt32(20))
+        return frame(class: 0x01, id: 0x20, payload: p)
     }
 
     static func endOfEpoch(iTOW: UInt32) -> [UInt8] { frame(class: 0x01, id: 0x61, payload: le(iTOW)) }
