@@ -82,7 +82,7 @@ public struct DestinationKey: Sendable, CustomStringConvertible {
     /// Every key, in the file's order.
     public static let all: [DestinationKey] = [
         DestinationKey(url: "where points go: an http(s) url, or for mqtt an mqtt:// or mqtts:// broker url"),
-        DestinationKey("protocol", \.wireProtocol, .choice(DestinationProtocol.self), settingsKey: nil,
+        DestinationKey("protocol", \.wireProtocol, .choice(DestinationProtocol.self), settingsKey: "protocol",
                        "the protocol the receiver speaks: overland, owntracks, traccar or mqtt"),
         DestinationKey("profile", \.profile, .choice(ReceiverProfileName.self), settingsKey: "profile",
                        "the receiver's quirks applied when sending (see 'overland config keys')"),

@@ -75,6 +75,14 @@ import Glibc
         #expect(url.succeeded && url.stdoutText.contains("endpoint: http://127.0.0.1:9/overland -> http://127.0.0.1:8/in"), "\(url)")
         let settings = try String(contentsOfFile: sandbox.settingsPath, encoding: .utf8)
         #expect(settings.contains("\"endpoint\": \"http://127.0.0.1:8/in\""))
+        // Its protocol is the settings' `protocol`, which takes no broker.
+        let defaultTraccar = try Self.destination(sandbox, ["set", "default", "protocol", "traccar"])
+        #expect(defaultTraccar.succeeded, "\(defaultTraccar)")
+        #expect(try String(contentsOfFile: sandbox.settingsPath, encoding: .utf8).contains("\"protocol\": \"traccar\""))
+        #expect(try Self.destination(sandbox, ["show", "default"]).stdoutLines.contains { $0.hasPrefix("protocol") && $0.hasSuffix("traccar") })
+        let broker = try Self.destination(sandbox, ["set", "default", "protocol", "mqtt"])
+        #expect(broker.exitStatus == 64 && broker.stderrLines.count == 1 && broker.stderrText.contains("protocol"), "\(broker)")
+        #expect(try Self.destination(sandbox, ["set", "default", "protocol", "overland"]).succeeded)
 
         // A state file to be removed with the cursor.
         FileManager.default.createFile(atPath: sandbox.journal + "/state/sync-traccar.json", contents: Data("{}".utf8))
