@@ -81,8 +81,10 @@ extension SyncConfiguration {
         var configuration = SyncConfiguration(endpoint: server.baseURL + path, token: token, deviceID: "van")
         configuration.userAgent = "overland-sync/0.0.0-test"
         configuration.sendIntervalSeconds = 0
-        configuration.requestTimeout = 5
-        configuration.connectTimeout = 2
+        // Generous: on a loaded two-core CI machine a reply's parse can wait for a thread. The
+        // tests about deadlines set their own short ones.
+        configuration.requestTimeout = 60
+        configuration.connectTimeout = 10
         configuration.batchSize = 50
         return configuration
     }

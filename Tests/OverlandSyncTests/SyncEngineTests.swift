@@ -187,7 +187,7 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
         let fixture = try JournalFixture(points: 2)
         let report = try await sync(fixture, .test(server))
         #expect(report.outcome == .retryLater)
-        #expect(report.message?.contains("nesting deeper than 16") == true)
+        #expect(report.message?.contains("nesting deeper than 16") == true, "\(report.message ?? "")")
         #expect(fixture.cursor == 0)
     }
 
