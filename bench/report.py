@@ -235,7 +235,7 @@ p("")
 p("## Ingest: NMEA to the journal, end to end")
 p("")
 p("`overland-log FILE --journal DIR`: read, parse, assemble fixes, encode Overland JSON (one thread), "
-  "then, on a second thread while the first goes on, deflate (level 4, a member per 256 KiB commit), "
+  "then, on a second thread while the first goes on, deflate (level 4, members of about 256 KiB, four per 1 MiB commit), "
   "write, fsync, and seal every 4 MiB of records (journal-format.md section 7: a bulk import's large members "
   "are kept, so the seal member is appended in place). The peers read the same bytes: gpsd's `gpsdecode -j` "
   "(NMEA to JSON TPV reports), gpsbabel to GeoJSON and to GPX. `gzip -6` and `zcat` run on the "
@@ -281,7 +281,7 @@ p("")
 p("## Size: compressed bytes per point")
 p("")
 p("Sealed: after `overland journal seal` (see journal-format.md for what sealing does). Bulk active: the active "
-  "segment as a file import leaves it (members of about equal size per 256 KiB commit, level 4). gzip: the same JSON lines "
+  "segment as a file import leaves it (members of about 256 KiB and equal size, four per 1 MiB commit, level 4). gzip: the same JSON lines "
   "as one whole file (`gzip -6`, `gzip -9`). " + cmd("seal"))
 p("")
 p("| input | records | JSON B/point | sealed | bulk active | gzip -6 | gzip -9 |")

@@ -139,10 +139,12 @@ public final class JournalAppender {
         if pending.since == nil { pending.since = now }
     }
 
-    /// True when the policy says the waiting records should be committed now.
-    public func commitIsDue(now: Double = monotonicSeconds()) -> Bool {
+    /// True when the policy says the waiting records should be committed now; `bulk` for a
+    /// bulk import (``JournalPolicy/bulkCommitBytes``).
+    public func commitIsDue(now: Double = monotonicSeconds(), bulk: Bool = false) -> Bool {
         guard let since = pending.since else { return false }
-        return pending.bytes.count >= currentPolicy.commitBytes || now - since >= currentPolicy.commitInterval
+        let bytes = bulk ? currentPolicy.bulkCommitBytes : currentPolicy.commitBytes
+        return pending.bytes.count >= bytes || now - since >= currentPolicy.commitInterval
     }
 
     /// Seconds until a commit is due (nil when nothing waits).

@@ -68,7 +68,7 @@ public struct NMEALineFramer: Sendable {
         var i = scanIndex
         var state = self.state
         var start = sentenceStart
-        var stats = statistics
+        var stats = ScanCounts()
         let maximum = maximumLineLength
         let found: Range<Int>? = buffer.bytes.withUnsafeBufferPointer { p -> Range<Int>? in
             while i < count {
@@ -182,7 +182,7 @@ public struct NMEALineFramer: Sendable {
         scanIndex = i
         self.state = state
         sentenceStart = start
-        statistics = stats
+        stats.add(to: &statistics)
         return found.map { buffer[$0] }
     }
 
@@ -232,5 +232,25 @@ public struct NMEALineFramer: Sendable {
         let end = line.upperBound
         return line.count >= minimumLineLength && p[end - 3] == ASCII.star && ASCII.hexValue(p[end - 2]) != nil
             && ASCII.hexValue(p[end - 1]) != nil
+    }
+}
+
+/// The counters ``NMEALineFramer/nextLine()`` touches, kept in registers while it scans:
+/// copying the whole ``DecoderStatistics`` in and out for every line cost more than the scan.
+private struct ScanCounts {
+    var lines = 0
+    var commentLines = 0
+    var sentences = 0
+    var overlongLines = 0
+    var brokenLines = 0
+    var skippedBytes = 0
+
+    func add(to statistics: inout DecoderStatistics) {
+        statistics.lines += lines
+        statistics.commentLines += commentLines
+        statistics.sentences += sentences
+        statistics.overlongLines += overlongLines
+        statistics.brokenLines += brokenLines
+        statistics.skippedBytes += skippedBytes
     }
 }

@@ -35,6 +35,25 @@ public struct NMEASentenceDecoder: Sendable {
 
     /// Decodes one sentence candidate held in contiguous memory.
     mutating func decode(buffer p: UnsafeBufferPointer<UInt8>) -> NMEADecodeResult {
+        var sentence = NMEASentence(kind: .rmc, talker: "")
+        switch decode(buffer: p, into: &sentence) {
+        case .sentence: return .sentence(sentence)
+        case .ignored: return .ignored
+        case .badChecksum: return .badChecksum
+        case .missingChecksum: return .missingChecksum
+        case .malformed: return .malformed
+        }
+    }
+
+    /// ``NMEADecodeResult`` without its sentence, which the hot path keeps in place.
+    enum Status {
+        case sentence, ignored, badChecksum, missingChecksum, malformed
+    }
+
+    /// Decodes one sentence candidate into `sentence` (overwritten whole when the result is
+    /// `.sentence`, left in an unspecified state otherwise). The stream decoder's hot path:
+    /// a sentence is a few hundred bytes, and returning it in an enum costs copies of it.
+    mutating func decode(buffer p: UnsafeBufferPointer<UInt8>, into sentence: inout NMEASentence) -> Status {
         guard p.count >= 2, p[0] == ASCII.dollar || p[0] == ASCII.bang else { return .malformed }
         let (status, payloadEnd) = NMEAChecksum.verify(p)
         switch status {
@@ -70,7 +89,7 @@ public struct NMEASentenceDecoder: Sendable {
         if lastTalker.first != p[1] || lastTalker.second != p[2] {
             lastTalker = (p[1], p[2], String(decoding: UnsafeBufferPointer(rebasing: p[1..<3]), as: UTF8.self))
         }
-        var sentence = NMEASentence(kind: kind, talker: lastTalker.name, isChecksummed: status == .valid)
+        sentence = NMEASentence(kind: kind, talker: lastTalker.name, isChecksummed: status == .valid)
         var fields = NMEAFields(p, start: 7, end: payloadEnd)
         do {
             switch kind {
@@ -86,7 +105,7 @@ public struct NMEASentenceDecoder: Sendable {
         } catch {
             return .malformed
         }
-        return .sentence(sentence)
+        return .sentence
     }
 
     private static func isUpper(_ c: UInt8) -> Bool { c >= 0x41 && c <= 0x5A }

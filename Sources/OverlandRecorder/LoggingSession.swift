@@ -99,8 +99,8 @@ public final class LoggingSession {
     /// written on a second thread while this one decodes on. A live stream, and a commit
     /// due by time (`--commit-interval 0` asks for one per point), commit here and now.
     public func commitIfDue(inBackground: Bool = false) {
-        guard appender.commitIsDue() else { return }
-        guard inBackground, appender.pendingBytes >= appender.policy.commitBytes else { commit(); return }
+        guard appender.commitIsDue(bulk: inBackground) else { return }
+        guard inBackground, appender.pendingBytes >= appender.policy.bulkCommitBytes else { commit(); return }
         do {
             try appender.commitInBackground()
         } catch {

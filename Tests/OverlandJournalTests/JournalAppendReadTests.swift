@@ -82,6 +82,20 @@ import Glibc
         #expect(appender.commitIsDue(now: 200), "1000 bytes waiting make a commit due at once")
     }
 
+    @Test func aBulkImportCommitsByItsOwnSize() throws {
+        let directory = try TestDirectory()
+        var policy = JournalPolicy()
+        policy.commitBytes = 1000
+        policy.bulkCommitBytes = 3000
+        let appender = try JournalAppender(journal: Journal(path: directory.journal, create: true), policy: policy)
+        try appender.append(Array(recordLine("a", 0, pad: 1200).utf8), now: 100)
+        #expect(appender.commitIsDue(now: 100))
+        #expect(!appender.commitIsDue(now: 100, bulk: true), "1200 of 3000 bytes: a bulk import reads on")
+        #expect(appender.commitIsDue(now: 105, bulk: true), "the interval holds for a bulk import too")
+        try appender.append(Array(recordLine("b", 0, pad: 2000).utf8), now: 100)
+        #expect(appender.commitIsDue(now: 100, bulk: true))
+    }
+
     static let middleStarts: [UInt64] = [0, 1, 6, 7, 8, 19, 20, 21, 33, 34, 35, 500]
 
     /// Reading from a cursor inside the first, a middle and the last segment, and at and past
