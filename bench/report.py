@@ -602,11 +602,26 @@ p(f"- The {R.get('gpsd.files')} gpsd regression captures of `../shared/samples/g
 p(f"- The small backlog for `overland-sync`: the first {n(num('small.epochs'))} epochs of the generated input "
   f"({n(small.get('records') if small else None)} points).")
 p("")
-# The live 1 Hz logger's costs over ten minutes and more (bench/live.py, run apart: it takes
-# real time), kept in bench/live.md and carried into every report.
-live = os.path.join(os.path.dirname(os.path.abspath(__file__)), "live.md")
+# What is measured apart from bench/run, kept beside it and carried into every report: the
+# live 1 Hz logger over ten minutes and more (bench/live.py: it takes real time, so
+# bench/live.md), then bench/notes/*.md in name order (bench/ingest, bench/mqtt, and
+# measurements made by hand, each with its date and command).
+here = os.path.dirname(os.path.abspath(__file__))
+live = os.path.join(here, "live.md")
 if os.path.exists(live):
     with open(live) as f:
         p(f.read().rstrip("\n"))
     p("")
+notes_dir = os.path.join(here, "notes")
+notes = sorted(name for name in os.listdir(notes_dir) if name.endswith(".md")) if os.path.isdir(notes_dir) else []
+if notes:
+    p("## Measured apart from bench/run")
+    p("")
+    p("Kept in `bench/notes/` and carried into every report as they are: each says when, on "
+      "what build and with which command it was measured.")
+    p("")
+    for name in notes:
+        with open(os.path.join(notes_dir, name)) as f:
+            p(f.read().rstrip("\n"))
+        p("")
 print("\n".join(out))
