@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import Synchronization
 
 /// Named crash points for the crash tests: with `OVERLAND_FAULT_POINT=NAME` (or `NAME:N` for
 /// the Nth time it is reached) the process kills itself with SIGKILL at that point, as power
@@ -29,12 +30,13 @@ public enum FaultPoint {
         return Armed(name: String(parts[0]), nth: max(nth, 1))
     }()
 
-    nonisolated(unsafe) private static var hits = 0
+    /// Atomic: a bulk import reaches the append points on its commit thread while its main
+    /// thread may reach others, and a lost count would fire at the wrong time or never.
+    private static let hits = Atomic<Int>(0)
 
     /// Kills the process if this point is armed and reached for the configured time.
     public static func reach(_ name: String) {
         guard let armed, armed.name == name else { return }
-        hits += 1
-        if hits == armed.nth { kill(getpid(), SIGKILL) }
+        if hits.add(1, ordering: .relaxed).newValue == armed.nth { kill(getpid(), SIGKILL) }
     }
 }
