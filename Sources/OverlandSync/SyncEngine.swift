@@ -72,10 +72,7 @@ public final class SyncEngine: Sendable {
         case .refused(let report): return report
         case .locked(let acquired): lock = acquired
         }
-        let report = await run(holding: lock, sendNow: sendNow, onProgress: onProgress, onSet: onSet, onIssue: onIssue)
-        // Held until here: the lock covers the whole run, state file included.
-        withExtendedLifetime(lock) {}
-        return report
+        return await runValidated(holding: lock, sendNow: sendNow, onProgress: onProgress, onSet: onSet, onIssue: onIssue)
     }
 
     /// The journal's cursor lock for a run, or the report of a run that cannot start.
@@ -125,6 +122,17 @@ public final class SyncEngine: Sendable {
         } catch {
             return SyncReport(outcome: .configurationError, message: error.description)
         }
+        return await runValidated(holding: lock, sendNow: sendNow, onProgress: onProgress, onSet: onSet, onIssue: onIssue)
+    }
+
+    /// The run itself, once the configuration is known to be valid and the lock is held.
+    private func runValidated(
+        holding lock: JournalLock,
+        sendNow: Bool,
+        onProgress: ((SyncProgress) -> Void)?,
+        onSet: ((JSONValue) -> Void)?,
+        onIssue: JournalIssueHandler?
+    ) async -> SyncReport {
         var state: SyncState
         var warnings: [String] = []
         do {
@@ -142,6 +150,7 @@ public final class SyncEngine: Sendable {
             return SyncReport(outcome: .stateError, message: "\(error)")
         }
         var report = await drain(state: &state, sendNow: sendNow, onProgress: onProgress, onSet: onSet, onIssue: onIssue)
+        // Held until here: the lock covers the whole run, state file included.
         withExtendedLifetime(lock) {}
         report.warnings.insert(contentsOf: warnings, at: 0)
         return report
