@@ -149,11 +149,19 @@ public final class SyncEngine: Sendable {
         } catch {
             return SyncReport(outcome: .stateError, message: "\(error)")
         }
+        if state.forgetFailures(unlessAgainst: receiverFingerprint) {
+            warnings.append("the destination changed since the last failed attempt: trying it now, no backoff")
+        }
         var report = await drain(state: &state, sendNow: sendNow, onProgress: onProgress, onSet: onSet, onIssue: onIssue)
         // Held until here: the lock covers the whole run, state file included.
         withExtendedLifetime(lock) {}
         report.warnings.insert(contentsOf: warnings, at: 0)
         return report
+    }
+
+    /// The receiver this run sends to, as ``SyncState/failuresAgainst`` records it.
+    private var receiverFingerprint: String {
+        SyncState.fingerprint(endpoint: configuration.endpoint, token: configuration.effectiveToken)
     }
 
     /// This destination's state file in the journal's `state/`.
@@ -393,6 +401,7 @@ public final class SyncEngine: Sendable {
         progress.state.lastSuccess = wallClock()
         progress.state.consecutiveFailures = 0
         progress.state.nextAttempt = nil
+        progress.state.failuresAgainst = nil
         if !progress.stateSavedAfterRecovery {
             // Clear the backoff at once, so that a run killed during a long drain does not
             // leave the next one waiting.
@@ -473,6 +482,7 @@ public final class SyncEngine: Sendable {
     private func backOff(after message: String, progress: inout Progress) {
         let failedAt = wallClock()
         progress.state.consecutiveFailures += 1
+        progress.state.failuresAgainst = receiverFingerprint
         progress.state.lastFailure = failedAt
         progress.state.lastError = message
         let delay = backoff.delay(afterFailures: progress.state.consecutiveFailures, random: random(), retryAfter: progress.retryAfter)

@@ -10,6 +10,9 @@ import OverlandJournal
 ///      "last_failure":null,"consecutive_failures":0,"next_attempt":null,"last_status":200,
 ///      "last_error":null,"geocode":"Ottawa, Ontario","skipped_records":0}
 ///
+/// After a failure it also holds `"failures_against":"3f1c0d2e9a8b7c6d"`: see
+/// ``failuresAgainst``.
+///
 /// Times are UTC, `YYYY-MM-DDTHH:MM:SSZ`. The file is replaced whole (temporary file,
 /// fsync, rename, directory fsync), mode 0600. A reader ignores keys it does not know; a
 /// file that does not parse counts as no state (the worst outcome is one early retry).
@@ -34,6 +37,11 @@ public struct SyncState: Sendable, Equatable {
     /// since this file began (absent in older files: 0). The cursor passes them as it
     /// passes sent ones; `overland journal stats` subtracts them from "sent".
     public var skippedRecords: UInt64 = 0
+    /// Which receiver the failures were against: a fingerprint of its URL and token
+    /// (``SyncState/fingerprint(endpoint:token:)``, never the URL or token themselves).
+    /// When the destination changes, its failures and backoff no longer apply: a user who
+    /// fixes a wrong URL or token expects the next run to try it. Absent in older files.
+    public var failuresAgainst: String?
 
     /// Creates an empty state: never sent, never failed.
     public init() {}
@@ -74,6 +82,29 @@ public struct SyncState: Sendable, Equatable {
         lastError = value["last_error"]?.string
         geocode = value["geocode"]?.string
         skippedRecords = value["skipped_records"]?.double.flatMap { $0 >= 0 && $0 < 1e18 ? UInt64($0) : nil } ?? 0
+        failuresAgainst = value["failures_against"]?.string
+    }
+
+    /// A fingerprint of a receiver's URL and token: 16 hex digits of their 64-bit FNV-1a
+    /// hash. It tells whether the destination changed, and says nothing readable about it.
+    public static func fingerprint(endpoint: String, token: String?) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in endpoint.utf8 + [0] + (token ?? "").utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    /// Forgets the failures and the backoff when they were against another receiver than
+    /// `fingerprint` (the URL or token changed since); true when it did.
+    public mutating func forgetFailures(unlessAgainst fingerprint: String) -> Bool {
+        guard consecutiveFailures > 0 || nextAttempt != nil, let against = failuresAgainst, against != fingerprint
+        else { return false }
+        consecutiveFailures = 0
+        nextAttempt = nil
+        failuresAgainst = nil
+        return true
     }
 
     /// The file's bytes: one JSON object and a newline.
@@ -109,6 +140,10 @@ public struct SyncState: Sendable, Equatable {
         text(geocode)
         writer.appendRaw(#","skipped_records":"#)
         writer.appendInteger(Int64(clamping: skippedRecords))
+        if let failuresAgainst {
+            writer.appendRaw(#","failures_against":"#)
+            writer.appendString(failuresAgainst)
+        }
         writer.appendRaw("}\n")
         return writer.bytes
     }

@@ -431,6 +431,34 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
         #expect(server.requests.count == 3)
     }
 
+    @Test func aChangedURLOrTokenIsTriedAtOnce() async throws {
+        let broken = try await TestServer { _, _ in .reply(status: 500, body: "") }
+        defer { Task { await broken.stop() } }
+        let fixed = try await TestServer()
+        defer { Task { await fixed.stop() } }
+        let fixture = try JournalFixture(points: 2)
+        let clock = TestClock()
+        #expect(try await sync(fixture, .test(broken), clock: clock).outcome == .retryLater)
+        #expect(try await sync(fixture, .test(broken), clock: clock).outcome == .backingOff(until: clock.now + 60))
+        let against = try #require(fixture.state.failuresAgainst)
+        #expect(against.count == 16 && !against.contains("secret"), "a fingerprint, not the URL or token")
+
+        // The same receiver with a new token: tried now, and its failure backs off afresh.
+        var newToken = SyncConfiguration.test(broken)
+        newToken.token = "another-token"
+        let retried = try await sync(fixture, newToken, clock: clock)
+        #expect(retried.outcome == .retryLater)
+        #expect(retried.warnings.contains { $0.contains("destination changed") })
+        #expect(fixture.state.consecutiveFailures == 1)
+        #expect(broken.requests.count == 2)
+
+        // Another URL: delivered at once, and the state forgets the failures.
+        #expect(try await sync(fixture, .test(fixed), clock: clock).outcome == .delivered)
+        #expect(fixture.cursor == 2)
+        #expect(fixture.state.failuresAgainst == nil)
+        #expect(fixture.state.nextAttempt == nil)
+    }
+
     @Test func sendIntervalGatesRunsAndNowOverrides() async throws {
         let server = try await TestServer()
         defer { Task { await server.stop() } }
