@@ -30,10 +30,12 @@ public struct CommandFailure: Error, Sendable, CustomStringConvertible {
 }
 
 extension JournalError {
-    /// The exit status for this journal error: storage failures are I/O, the rest bad data.
+    /// The exit status for this journal error: storage failures are I/O, permissions (denied,
+    /// or a journal other users can write) 77, the rest bad data.
     var exitStatus: ExitStatus {
         switch self {
         case .io(_, _, _, let code) where code == 13 /* EACCES */ || code == 1 /* EPERM */: return .noPermission
+        case .exposed: return .noPermission
         case .io, .poisoned: return .ioError
         case .notAJournal: return .noInput
         case .untrusted, .invalidRecord, .full: return .dataError

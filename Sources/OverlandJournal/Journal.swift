@@ -109,9 +109,9 @@ public final class Journal: @unchecked Sendable {
         if let type = FileSystem.mountType(of: path), FileSystem.typesWithoutPermissions.contains(type) { return }
         if worldWritable {
             let mode = String(info.st_mode & 0o7777, radix: 8)
-            throw .untrusted(path: path, reason: "any user can write to it (mode \(String(repeating: "0", count: max(0, 4 - mode.count)) + mode)): another user could have changed its records; run 'chmod 700 \(path)'")
+            throw .exposed(path: path, reason: "any user can write to it (mode \(String(repeating: "0", count: max(0, 4 - mode.count)) + mode)): another user could have changed its records; run 'chmod 700 \(path)'")
         }
-        throw .untrusted(path: path, reason: "it belongs to user \(info.st_uid), not to you (\(me)): another user could have written its records")
+        throw .exposed(path: path, reason: "it belongs to user \(info.st_uid), not to you (\(me)): another user could have written its records")
     }
 
     /// Throws when `path`, a directory of this journal, is on a read-only file system: a

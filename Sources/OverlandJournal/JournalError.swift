@@ -5,6 +5,9 @@ public enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A file in the journal is not what the format allows (a symlink, a bad name, a
     /// manifest or cursor that does not parse, a file of the wrong journal).
     case untrusted(path: String, reason: String)
+    /// The journal's directory could be written by other users (world-writable, or another
+    /// user's): its records cannot be trusted until its permissions are fixed.
+    case exposed(path: String, reason: String)
     /// The directory is not a journal, or a journal of a newer format.
     case notAJournal(path: String, reason: String)
     /// A record handed to the journal is not one JSON object line within the size limit.
@@ -18,7 +21,7 @@ public enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .io(let operation, let path, let reason, _):
             return "\(operation) '\(path)': \(reason.lowercased())"
-        case .untrusted(let path, let reason):
+        case .untrusted(let path, let reason), .exposed(let path, let reason):
             return "refusing '\(path)': \(reason)"
         case .notAJournal(let path, let reason):
             return "'\(path)' is not a usable journal: \(reason)"

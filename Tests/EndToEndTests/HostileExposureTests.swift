@@ -46,7 +46,7 @@ struct HostileExposureTests {
         ]
         for (tool, arguments) in runs {
             let result = try tool.run(arguments)
-            #expect(result.exitStatus == 65 && result.stderrLines.count == 1, "\(arguments): \(result)")
+            #expect(result.exitStatus == 77 && result.stderrLines.count == 1, "\(arguments): \(result)")
             #expect(result.stderrText.contains("any user can write") && result.stderrText.contains("chmod 700"), "\(result.stderrText)")
         }
         chmod(sandbox.journal, 0o700)
