@@ -49,8 +49,15 @@ enum Deflate {
         precondition(status == Z_OK, "zlib inflateInit2 failed: \(status)")
         defer { inflateEnd(&stream) }
         // One byte of room beyond the promised size shows a stream that inflates to more.
-        output.removeAll(keepingCapacity: true)
-        output.append(contentsOf: repeatElement(0, count: expectedSize + 1))
+        // The room's old bytes need no zeroing (only what zlib writes is kept); growing it
+        // with a whole array, not an element at a time (a debug build took minutes for
+        // 200 MiB of members that way).
+        let room = expectedSize + 1
+        if output.count > room {
+            output.removeSubrange(room...)
+        } else if output.count < room {
+            output += [UInt8](repeating: 0, count: room - output.count)
+        }
         let outcome: Result<Int, InflateFailure> = output.withUnsafeMutableBytes { out in
             stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
             stream.avail_in = uInt(input.count)
