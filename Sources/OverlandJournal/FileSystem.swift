@@ -356,12 +356,13 @@ final class FileLock {
 
     enum Mode { case shared, exclusive }
 
-    /// Opens (creating, private) the lock file. `readOnly` opens an existing one without
-    /// creating it, for readers on read-only media.
-    init(path: String, create: Bool) throws(JournalError) {
+    /// Opens (creating it, private, when `create`) the lock file. Where it cannot be opened
+    /// for writing (EROFS, EACCES), `readOnlyFallback` opens an existing one read-only, for
+    /// readers on read-only media.
+    init(path: String, create: Bool, readOnlyFallback: Bool = true) throws(JournalError) {
         self.path = path
         var fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | (create ? O_CREAT : 0), FileSystem.fileMode)
-        if fd < 0 && (errno == EROFS || errno == EACCES) {
+        if fd < 0 && readOnlyFallback && (errno == EROFS || errno == EACCES) {
             fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         }
         if fd < 0 { throw FileSystem.errnoError("cannot open lock", path) }

@@ -25,14 +25,17 @@ public struct OwnTracksReceiver: Receiver {
 
     public var acknowledgement: Reply.Acknowledgement { .any2xx }
 
-    public func makeEncoder() -> any RequestEncoder { Encoder(options: options) }
+    public func makeEncoder() -> any RequestEncoder {
+        SinglePointEncoder(.owntracks, write: Writer(options: options).request(for:urlPoint:))
+    }
 
-    struct Encoder: RequestEncoder {
+    /// Writes one location's request; what depends on the options alone (the url template,
+    /// the credentials, the identity) is worked out once, when the encoder is made.
+    struct Writer {
         let options: ReceiverOptions
         let template: URLTemplate
         let credentials: OwnTracksCredentials?
         let identity: OwnTracksIdentity
-        var point: LocationFeature?
 
         init(options: ReceiverOptions) {
             self.options = options
@@ -43,17 +46,7 @@ public struct OwnTracksReceiver: Receiver {
             identity = OwnTracksIdentity(deviceID: options.deviceID, fallbackUser: credentials?.user)
         }
 
-        mutating func append(_ line: ArraySlice<UInt8>) -> Bool {
-            guard point == nil, let decoded = try? LocationFeature(jsonLine: line) else { return false }
-            point = decoded
-            return true
-        }
-
-        var count: Int { point == nil ? 0 : 1 }
-        var byteCount: Int { 0 }
-
-        mutating func finish(current: ArraySlice<UInt8>?, newest: LocationFeature?) -> ReceiverRequest {
-            guard let point else { preconditionFailure("an OwnTracks request needs one location") }
+        func request(for point: LocationFeature, urlPoint: LocationFeature) -> ReceiverRequest {
             let sentIdentity = options.profile.ownTracksIdentity(identity)
             let body = OwnTracksLocation(point: point, identity: sentIdentity).jsonBody()
             var headers = options.commonHeaders
@@ -62,10 +55,8 @@ public struct OwnTracksReceiver: Receiver {
             }
             if let user = sentIdentity.user { headers.append(.init("X-Limit-U", user)) }
             if let device = sentIdentity.device { headers.append(.init("X-Limit-D", device)) }
-            let url = options.url(template: template, point: newest ?? point, identity: sentIdentity)
+            let url = options.url(template: template, point: urlPoint, identity: sentIdentity)
             return ReceiverRequest(url: url, headers: headers, body: body)
         }
-
-        mutating func reset() { point = nil }
     }
 }

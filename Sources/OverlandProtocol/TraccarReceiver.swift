@@ -27,37 +27,18 @@ public struct TraccarReceiver: Receiver {
 
     public var acknowledgement: Reply.Acknowledgement { .status200 }
 
-    public func makeEncoder() -> any RequestEncoder { Encoder(options: options) }
+    public func makeEncoder() -> any RequestEncoder {
+        let template = URLTemplate(options.endpoint)
+        return SinglePointEncoder(.traccar) { point, urlPoint in request(for: point, urlPoint: urlPoint, template: template) }
+    }
 
-    struct Encoder: RequestEncoder {
-        let options: ReceiverOptions
-        let template: URLTemplate
-        var point: LocationFeature?
-
-        init(options: ReceiverOptions) {
-            self.options = options
-            template = URLTemplate(options.endpoint)
+    /// One position's request: its JSON body, and the token (if any) for a proxy in front.
+    func request(for point: LocationFeature, urlPoint: LocationFeature, template: URLTemplate) -> ReceiverRequest {
+        let body = TraccarPosition(point: point, deviceID: options.deviceID).jsonBody()
+        var headers = options.commonHeaders
+        if let token = options.token, options.profile.tokenInHeader {
+            headers.append(.init("Authorization", "Bearer " + token))
         }
-
-        mutating func append(_ line: ArraySlice<UInt8>) -> Bool {
-            guard point == nil, let decoded = try? LocationFeature(jsonLine: line) else { return false }
-            point = decoded
-            return true
-        }
-
-        var count: Int { point == nil ? 0 : 1 }
-        var byteCount: Int { 0 }
-
-        mutating func finish(current: ArraySlice<UInt8>?, newest: LocationFeature?) -> ReceiverRequest {
-            guard let point else { preconditionFailure("a Traccar request needs one location") }
-            let body = TraccarPosition(point: point, deviceID: options.deviceID).jsonBody()
-            var headers = options.commonHeaders
-            if let token = options.token, options.profile.tokenInHeader {
-                headers.append(.init("Authorization", "Bearer " + token))
-            }
-            return ReceiverRequest(url: options.url(template: template, point: newest ?? point), headers: headers, body: body)
-        }
-
-        mutating func reset() { point = nil }
+        return ReceiverRequest(url: options.url(template: template, point: urlPoint), headers: headers, body: body)
     }
 }

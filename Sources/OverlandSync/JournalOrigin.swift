@@ -47,7 +47,7 @@ public enum JournalOrigin {
         if let intent = try wrapOrigin({ () throws(JournalError) in try journal.pendingMove() }) {
             throw .movePending(intent)
         }
-        let here = RegistryFile.realPath(journal.path) ?? journal.path
+        let here = PrivateFile.realPath(journal.path) ?? journal.path
         let next = try wrapOrigin { () throws(JournalError) in try journal.cursor() }
         let movedFrom = try wrapOrigin { () throws(JournalError) in try journal.movedFrom() }
         try Registry.update(registry) { (entries: inout [String: Registry.Entry]) throws(JournalOriginError) in
@@ -73,7 +73,7 @@ public enum JournalOrigin {
 
     /// Records the journal's cursor after a sync, so that an older copy is recognised.
     public static func record(_ journal: Journal, registry: String, now: Int64 = Journal.currentTime()) throws(JournalError) {
-        let here = RegistryFile.realPath(journal.path) ?? journal.path
+        let here = PrivateFile.realPath(journal.path) ?? journal.path
         let next = try journal.cursor()
         do {
             try Registry.update(registry) { (entries: inout [String: Registry.Entry]) throws(JournalOriginError) in
@@ -91,7 +91,7 @@ public enum JournalOrigin {
     /// True when `path` holds a journal with this id (read from its manifest only: the
     /// other copy is not touched).
     private static func holdsJournal(_ id: JournalID, at path: String) -> Bool {
-        guard RegistryFile.kind(path + "/manifest.json") == .file,
+        guard PrivateFile.kind(path + "/manifest.json") == .file,
               let other = try? Journal(path: path, readOnly: true) else { return false }
         return other.id == id
     }

@@ -13,28 +13,28 @@ extension JournalOrigin {
         }
 
         static func update(_ file: String, _ change: (inout [String: Entry]) throws(JournalOriginError) -> Void) throws(JournalOriginError) {
-            let directory = RegistryFile.parentDirectory(of: file)
-            let lock: RegistryFile.Lock
+            let directory = PrivateFile.parentDirectory(of: file)
+            let lock: JournalLock
             do {
-                try RegistryFile.makeDirectories(directory)
-                lock = try RegistryFile.Lock(path: directory + "/journals.lock")
+                try PrivateFile.makeDirectories(directory)
+                lock = try PrivateFile.lock(directory + "/journals.lock")
             } catch {
                 throw .registry(error)
             }
             defer { withExtendedLifetime(lock) {} }
             var entries = try wrapOrigin { () throws(JournalError) in try read(file) }
             try change(&entries)
-            try wrapOrigin { () throws(JournalError) in try RegistryFile.replaceAtomically(file, with: encode(entries)) }
+            try wrapOrigin { () throws(JournalError) in try PrivateFile.replaceAtomically(file, with: encode(entries)) }
         }
 
         static func read(_ file: String) throws(JournalError) -> [String: Entry] {
-            switch RegistryFile.kind(file) {
+            switch PrivateFile.kind(file) {
             case .missing: return [:]
             case .file: break
             case .symlink: throw .untrusted(path: file, reason: "is a symbolic link")
             default: throw .untrusted(path: file, reason: "not a regular file")
             }
-            let bytes = try RegistryFile.read(file, limit: 4 << 20)
+            let bytes = try PrivateFile.read(file, limit: 4 << 20)
             guard let value = try? JSONParser.parse(bytes, limits: JSONLimits(maxDepth: 4, maxBytes: 4 << 20)),
                   let journals = value["journals"]?.object else {
                 // A damaged registry only weakens the checks: start it again.
