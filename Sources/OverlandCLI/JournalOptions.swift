@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import ArgumentParser
 import OverlandJournal
 import OverlandSettings
@@ -27,18 +32,43 @@ public struct JournalOptions: ParsableArguments {
     }
 }
 
-/// Prints journal issues on stderr as they are found, counting them.
+/// Prints journal issues on stderr as they are found, counting them. An issue already
+/// printed is not printed again: a run over several destinations reads a damaged record
+/// once for each, and one line says it. The destinations' tasks report concurrently, so
+/// the count and the lines seen are kept under a lock.
 final class IssuePrinter: @unchecked Sendable {
-    private(set) var count = 0
+    private var mutex = pthread_mutex_t()
+    private var printed = 0
+    private var seen = Set<String>()
+    /// Lines remembered, at most: a journal damaged everywhere prints each issue, and the
+    /// memory stays bounded.
+    private static let rememberedLines = 10_000
     let tool: String
 
-    init(tool: String) { self.tool = tool }
+    init(tool: String) {
+        self.tool = tool
+        pthread_mutex_init(&mutex, nil)
+    }
+
+    deinit { pthread_mutex_destroy(&mutex) }
+
+    /// The issues printed (each distinct one once).
+    var count: Int {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return printed
+    }
 
     var handler: JournalIssueHandler {
         { [self] issue in
-            count += 1
             // One issue, one line, whatever the names in it hold.
-            Terminal.error("\(tool): \(issue)".replacing("\n", with: "?"))
+            let line = "\(tool): \(issue)".replacing("\n", with: "?")
+            pthread_mutex_lock(&mutex)
+            defer { pthread_mutex_unlock(&mutex) }
+            guard !seen.contains(line) else { return }
+            if seen.count < Self.rememberedLines { seen.insert(line) }
+            printed += 1
+            Terminal.error(line)
         }
     }
 }

@@ -198,6 +198,30 @@ import Glibc
         #expect(first.requests.count == 2 && second.requests.count == 2)
     }
 
+    /// A damaged record is read by every destination's reader: the run says so in one line,
+    /// not once per destination.
+    @Test func aDamagedRecordIsReportedOncePerRun() throws {
+        let first = try LocalServer()
+        let second = try LocalServer()
+        defer { first.stop(); second.stop() }
+        let sandbox = try Self.prepare(points: 60, primary: first)
+        try Self.add(sandbox, "second", second.url)
+        // Sealed: damage in an active segment's last member reads as a commit in progress.
+        let sealed = try sandbox.overland.run(["journal", "seal", "--journal", sandbox.journal])
+        #expect(sealed.succeeded, "\(sealed)")
+        try sandbox.logEpochs(60..<70)
+        let segments = try FileManager.default.contentsOfDirectory(atPath: sandbox.journal + "/segments").filter { $0.hasSuffix(".jsonl.gz") }
+        let segment = sandbox.journal + "/segments/" + (try #require(segments.sorted().first))
+        var bytes = try #require(FileManager.default.contents(atPath: segment))
+        bytes[bytes.count / 3] ^= 0xFF
+        #expect(FileManager.default.createFile(atPath: segment, contents: bytes))
+        let run = try sandbox.sync.run(["--journal", sandbox.journal, "--now"])
+        let issues = run.stderrLines.filter { $0.contains("damage") || $0.contains("skipp") }
+        #expect(!issues.isEmpty, "\(run) \(segments)")
+        #expect(Set(run.stderrLines).count == run.stderrLines.count, "a line repeated: \(run.stderrText)")
+        #expect(!first.requests.isEmpty && !second.requests.isEmpty, "\(run)")
+    }
+
     /// A destination added after the journal was synced, from its start, lowers the floor
     /// of the cursors on purpose: copy detection does not take the journal for an older copy.
     @Test func fromStartAfterSyncsIsNotAnOlderCopy() throws {
