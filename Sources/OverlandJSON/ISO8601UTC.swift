@@ -61,6 +61,9 @@ public enum ISO8601UTC {
         return Array(bytes).withUnsafeBufferPointer { parse(buffer: $0) }
     }
 
+    /// Parses a timestamp in memory as `parse(_: String)` does.
+    public static func parse(_ text: UnsafeBufferPointer<UInt8>) -> Int64? { parse(buffer: text) }
+
     private static func parse(buffer text: UnsafeBufferPointer<UInt8>) -> Int64? {
         guard text.count >= formattedLength else { return nil }
         func number(_ offset: Int, _ width: Int) -> Int64? {
