@@ -19,15 +19,8 @@ enum FileSystem {
     /// Opens an existing regular file for reading, refusing symlinks and anything that is not
     /// a regular file.
     static func openForReading(_ path: String) throws(JournalError) -> Int32 {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-        if fd < 0 && errno == ELOOP { throw .untrusted(path: path, reason: "is a symbolic link") }
-        if fd < 0 { throw errnoError("cannot open", path) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            close(fd)
-            throw .untrusted(path: path, reason: "not a regular file")
-        }
-        // O_NONBLOCK only guarded against a FIFO planted under a segment name.
+        // O_NONBLOCK guards against a FIFO planted under a segment name: opening one would wait.
+        let fd = try openRegularFile(path, O_RDONLY | O_NONBLOCK)
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         return fd
     }
@@ -42,7 +35,13 @@ enum FileSystem {
 
     /// Opens an existing regular file for appending, refusing symlinks.
     static func openForAppending(_ path: String) throws(JournalError) -> Int32 {
-        let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW)
+        try openRegularFile(path, O_WRONLY | O_APPEND)
+    }
+
+    /// Opens an existing file with `flags`, never through a symlink, and only if it is a
+    /// regular file.
+    private static func openRegularFile(_ path: String, _ flags: Int32) throws(JournalError) -> Int32 {
+        let fd = open(path, flags | O_CLOEXEC | O_NOFOLLOW)
         if fd < 0 && errno == ELOOP { throw .untrusted(path: path, reason: "is a symbolic link") }
         if fd < 0 { throw errnoError("cannot open", path) }
         var info = stat()
