@@ -279,8 +279,11 @@ public struct SyncCommand: AsyncParsableCommand {
             guard let job = byName[name.text] else { return SyncReport(outcome: .configurationError, message: "unknown destination") }
             if let refusal = job.refusal { return SyncReport(outcome: .configurationError, message: refusal) }
             if let mqtt = job.mqtt {
-                return MQTTConnections.shared.run(mqtt, journal: journal, key: path, cursor: name, holding: lock,
-                                                  sendNow: sendNow, keepOpen: keepOpen, onIssue: printer.handler)
+                let onIssue = printer.handler
+                return await BlockingWork.run {
+                    MQTTConnections.shared.run(mqtt, journal: journal, key: path, cursor: name, holding: lock,
+                                               sendNow: sendNow, keepOpen: keepOpen, onIssue: onIssue)
+                }
             }
             do {
                 return try await HTTPClientTransport.withTransport(configuration: job.configuration) { transport in

@@ -222,6 +222,47 @@ import Glibc
         #expect(!first.requests.isEmpty && !second.requests.isEmpty, "\(run)")
     }
 
+    /// MQTT destinations wait on their sockets outside the task pool: with more brokers
+    /// that never answer than the pool has threads (one per core), an HTTP destination of
+    /// the same run is still sent to at once, not after their 10 s connect timeout.
+    @Test func silentBrokersHoldNoHTTPDestinationBack() throws {
+        let firstRequest = ReliabilityLocked<ContinuousClock.Instant?>(nil)
+        let server = try LocalServer { _, _ in
+            firstRequest.withLock { if $0 == nil { $0 = ContinuousClock.now } }
+            return LocalServer.ok()
+        }
+        defer { server.stop() }
+        let sandbox = try Self.prepare(points: 10, primary: server)
+        // One socket that listens and never reads: every broker connection completes its TCP
+        // handshake and gets no CONNACK.
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(descriptor >= 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let listening = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 && listen(descriptor, 64) == 0
+            }
+        }
+        try #require(listening)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let brokers = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) + 1
+        for index in 0..<brokers {
+            let added = try sandbox.overland.run(["destination", "add", "silent\(index)", "mqtt://127.0.0.1:\(port)", "--protocol", "mqtt",
+                                                  "--from-start", "--journal", sandbox.journal])
+            #expect(added.succeeded, "\(added)")
+        }
+        let started = ContinuousClock.now
+        let result = try sandbox.sync.run(["--journal", sandbox.journal, "--now"], timeout: .seconds(60))
+        #expect(result.exitStatus == 75, "\(result)")
+        let sent = try #require(firstRequest.withLock { $0 }, "the HTTP destination was never sent to: \(result)")
+        #expect(sent - started < .seconds(7), "the HTTP destination waited \(sent - started) for \(brokers) silent brokers")
+        #expect(server.requests.count == 1)
+    }
+
     /// A destination added after the journal was synced, from its start, lowers the floor
     /// of the cursors on purpose: copy detection does not take the journal for an older copy.
     @Test func fromStartAfterSyncsIsNotAnOlderCopy() throws {
