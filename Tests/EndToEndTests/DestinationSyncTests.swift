@@ -233,22 +233,9 @@ import Glibc
         }
         defer { server.stop() }
         let sandbox = try Self.prepare(points: 10, primary: server)
-        // One socket that listens and never reads: every broker connection completes its TCP
+        // One port that listens and never answers: every broker connection completes its TCP
         // handshake and gets no CONNACK.
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        try #require(descriptor >= 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 && listen(descriptor, 64) == 0
-            }
-        }
-        try #require(listening)
-        let port = Int(UInt16(bigEndian: address.sin_port))
+        let port = SilentPort.reserve()
         let brokers = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) + 1
         for index in 0..<brokers {
             let added = try sandbox.overland.run(["destination", "add", "silent\(index)", "mqtt://127.0.0.1:\(port)", "--protocol", "mqtt",

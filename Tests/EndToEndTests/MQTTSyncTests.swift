@@ -171,22 +171,8 @@ import Glibc
     @Test func aBrokerThatNeverAnswersIsBounded() throws {
         let sandbox = try ReliabilitySandbox(prefix: "overland-mqtt-silent")
         try sandbox.logEpochs(0..<3)
-        // A socket that listens and never reads: the kernel completes the TCP handshake,
-        // and no CONNACK ever comes.
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        try #require(descriptor >= 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 && listen(descriptor, 4) == 0
-            }
-        }
-        try #require(listening)
-        let port = Int(UInt16(bigEndian: address.sin_port))
+        // A port that listens and never answers: the TCP handshake completes, no CONNACK comes.
+        let port = SilentPort.reserve()
         let started = ContinuousClock.now
         let result = try sandbox.sync.run(["--journal", sandbox.journal, "--url", "mqtt://127.0.0.1:\(port)", "--now"], timeout: .seconds(40))
         let took = ContinuousClock.now - started
