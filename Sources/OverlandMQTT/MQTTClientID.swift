@@ -1,3 +1,5 @@
+import OverlandJSON
+
 /// The client identifier a destination connects with: stable (the same device and
 /// destination always give the same one, so a broker can tell a reconnection from a new
 /// device) and within what every broker must accept (MQTT 3.1.1 section 3.1.3.1: 1 to 23
@@ -11,13 +13,6 @@ public enum MQTTClientID {
     public static func derive(deviceID: String, destination: String) -> String {
         let readable = String(deviceID.unicodeScalars.filter { $0.isASCII && (("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)) }
             .prefix(8).map(Character.init))
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in Array(deviceID.utf8) + [0] + Array(destination.utf8) {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01B3
-        }
-        var hex = String(hash, radix: 16)
-        hex = String(repeating: "0", count: max(0, 16 - hex.count)) + hex
-        return "ov" + readable + hex.prefix(13)
+        return "ov" + readable + FNV1a.hex(deviceID, destination).prefix(13)
     }
 }

@@ -90,7 +90,7 @@ public struct FixAssembler: Sendable {
     /// Adds a decoded sentence, appending the fixes of the cycles it completes: the
     /// previous cycle when this sentence starts a new one, and this sentence's own cycle
     /// when it is the learned ender.
-    public mutating func add(_ sentence: borrowing NMEASentence, into fixes: inout [Fix]) {
+    public mutating func add(_ sentence: NMEASentence, into fixes: inout [Fix]) {
         if sentence.kind.carriesTime {
             let identity: Cycle.Identity = sentence.timeOfDay.map { .time($0) } ?? .untimed
             if let closed, closed.identity == identity {
@@ -271,7 +271,7 @@ private struct Cycle {
     var longitudeError: Double?
     var altitudeError: Double?
 
-    mutating func merge(_ s: borrowing NMEASentence) {
+    mutating func merge(_ s: NMEASentence) {
         isEmpty = false
         if s.kind == .gsa {
             switch s.validity {

@@ -21,7 +21,6 @@ extension LocationFeature {
         guard rest.starts(with: timestampMarker) else { return nil }
         let start = rest.startIndex + timestampMarker.count
         let end = min(rest.endIndex, start + ISO8601UTC.formattedLength)
-        guard start <= end else { return nil }
         return ISO8601UTC.parse(UnsafeRawBufferPointer(rebasing: line[start..<end]).assumingMemoryBound(to: UInt8.self))
     }
 

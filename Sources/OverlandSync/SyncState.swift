@@ -88,12 +88,7 @@ public struct SyncState: Sendable, Equatable {
     /// A fingerprint of a receiver's URL and token: 16 hex digits of their 64-bit FNV-1a
     /// hash. It tells whether the destination changed, and says nothing readable about it.
     public static func fingerprint(endpoint: String, token: String?) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in endpoint.utf8 + [0] + (token ?? "").utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
-        }
-        let hex = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
+        FNV1a.hex(endpoint, token ?? "")
     }
 
     /// Forgets the failures and the backoff when they were against another receiver than

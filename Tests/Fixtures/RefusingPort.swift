@@ -11,7 +11,21 @@ import Musl
 /// links, like GeneratedDrive.swift.)
 enum RefusingPort {
     /// A new such port; its socket stays open until the process exits.
-    static func reserve() -> Int {
+    static func reserve() -> Int { LoopbackPort.reserve(listening: false) }
+}
+
+/// A loopback port that accepts connections and never answers, reserved for the rest of
+/// the test process: a TCP socket on 127.0.0.1 that listens and is never read, so the kernel
+/// completes each handshake and nothing more comes (a broker that never sends CONNACK).
+enum SilentPort {
+    /// A new such port; its socket stays open until the process exits.
+    static func reserve() -> Int { LoopbackPort.reserve(listening: true) }
+}
+
+/// A TCP socket bound to a free port of 127.0.0.1, listening or not, kept open until the
+/// process exits.
+private enum LoopbackPort {
+    static func reserve(listening: Bool) -> Int {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         precondition(descriptor >= 0, "socket: errno \(errno)")
         var address = sockaddr_in()
@@ -25,6 +39,7 @@ enum RefusingPort {
             }
         }
         precondition(bound, "bind 127.0.0.1:0: errno \(errno)")
+        precondition(!listening || listen(descriptor, 64) == 0, "listen on 127.0.0.1: errno \(errno)")
         return Int(UInt16(bigEndian: address.sin_port))
     }
 }
