@@ -1,4 +1,9 @@
-import Foundation
+// libm for the trigonometry; Foundation would link Foundation and ICU into every command.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// The WGS84 ellipsoid: earth-centred, earth-fixed (ECEF) coordinates to latitude, longitude
 /// and height, and ECEF velocities to a ground speed and course, as a receiver reporting in
