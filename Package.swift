@@ -22,13 +22,11 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["libz-dev"])]
         ),
-        // The system libmosquitto (Debian: libmosquitto-dev), the MQTT client library the
-        // OwnTracks Recorder and ocli use.
-        .systemLibrary(
-            name: "CMosquitto",
-            pkgConfig: "libmosquitto",
-            providers: [.apt(["libmosquitto-dev"])]
-        ),
+        // The system libmosquitto (Debian: libmosquitto-dev for the headers, libmosquitto1
+        // at run time), the MQTT client library the OwnTracks Recorder and ocli use. Opened
+        // with dlopen when an MQTT destination runs, not linked: nothing else loads it and
+        // its TLS libraries.
+        .target(name: "CMosquitto"),
         // A small JSON reader and writer over bytes: no Foundation, bounded depth and size.
         .target(name: "OverlandJSON"),
         // NMEA 0183 and gpsd JSON decoding: bytes in, fixes out. Pure.

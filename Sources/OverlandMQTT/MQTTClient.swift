@@ -38,15 +38,20 @@ public final class MQTTClient {
     /// Publishes not yet acknowledged.
     public private(set) var inFlight: Set<Int32> = []
 
-    private static let libraryReady: Bool = {
+    /// libmosquitto, opened on first use (it is not linked: see CMosquitto), or why not.
+    private static let library: String? = {
+        var message = [CChar](repeating: 0, count: 256)
+        guard overland_mosquitto_open(&message, message.count) == 0 else {
+            return String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
         mosquitto_lib_init()
-        return true
+        return nil
     }()
 
     /// A client for `options`, not yet connected. Throws `.configuration` when libmosquitto
-    /// refuses the options (a client id, a will, a CA file it cannot load).
+    /// cannot be loaded or refuses the options (a client id, a will, a CA file it cannot load).
     public init(options: MQTTClientOptions) throws(MQTTError) {
-        _ = Self.libraryReady
+        if let failure = Self.library { throw .configuration(failure) }
         self.options = options
         guard let made = mosquitto_new(options.clientID, true, nil) else {
             throw .configuration("cannot create an mqtt client: \(String(cString: strerror(errno)).lowercased())")

@@ -1,0 +1,125 @@
+// Forwarders for the libmosquitto functions the package calls, resolved with dlopen and
+// dlsym on first use of MQTT (overland_mosquitto_open). The executable is not linked
+// against libmosquitto: a command that never speaks MQTT does not pay for loading it and
+// its TLS libraries, and a device without it still logs and syncs over HTTP.
+//
+// Each forwarder has the exact prototype of mosquitto.h, so the Swift code calls the usual
+// names. A function used by the package and missing here is a link error, not a crash.
+#include "CMosquitto.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define OVERLAND_MOSQUITTO_LIBRARY "libmosquitto.so.1"
+
+// X(return type, name, parameters, arguments)
+#define OVERLAND_MOSQUITTO_FUNCTIONS(X) \
+    X(int, mosquitto_lib_init, (void), ()) \
+    X(int, mosquitto_lib_version, (int *major, int *minor, int *revision), (major, minor, revision)) \
+    X(struct mosquitto *, mosquitto_new, (const char *id, bool clean_session, void *obj), (id, clean_session, obj)) \
+    X(int, mosquitto_int_option, (struct mosquitto *mosq, enum mosq_opt_t option, int value), (mosq, option, value)) \
+    X(int, mosquitto_connect_async, (struct mosquitto *mosq, const char *host, int port, int keepalive), \
+      (mosq, host, port, keepalive)) \
+    X(int, mosquitto_disconnect, (struct mosquitto *mosq), (mosq)) \
+    X(int, mosquitto_loop, (struct mosquitto *mosq, int timeout, int max_packets), (mosq, timeout, max_packets)) \
+    X(int, mosquitto_publish, (struct mosquitto *mosq, int *mid, const char *topic, int payloadlen, const void *payload, \
+                               int qos, bool retain), (mosq, mid, topic, payloadlen, payload, qos, retain)) \
+    X(int, mosquitto_publish_v5, (struct mosquitto *mosq, int *mid, const char *topic, int payloadlen, const void *payload, \
+                                  int qos, bool retain, const mosquitto_property *properties), \
+      (mosq, mid, topic, payloadlen, payload, qos, retain, properties)) \
+    X(int, mosquitto_subscribe, (struct mosquitto *mosq, int *mid, const char *sub, int qos), (mosq, mid, sub, qos)) \
+    X(int, mosquitto_subscribe_v5, (struct mosquitto *mosq, int *mid, const char *sub, int qos, int options, \
+                                    const mosquitto_property *properties), (mosq, mid, sub, qos, options, properties)) \
+    X(int, mosquitto_tls_set, (struct mosquitto *mosq, const char *cafile, const char *capath, const char *certfile, \
+                               const char *keyfile, int (*pw_callback)(char *buf, int size, int rwflag, void *userdata)), \
+      (mosq, cafile, capath, certfile, keyfile, pw_callback)) \
+    X(int, mosquitto_tls_opts_set, (struct mosquitto *mosq, int cert_reqs, const char *tls_version, const char *ciphers), \
+      (mosq, cert_reqs, tls_version, ciphers)) \
+    X(int, mosquitto_tls_insecure_set, (struct mosquitto *mosq, bool value), (mosq, value)) \
+    X(int, mosquitto_username_pw_set, (struct mosquitto *mosq, const char *username, const char *password), \
+      (mosq, username, password)) \
+    X(int, mosquitto_will_set, (struct mosquitto *mosq, const char *topic, int payloadlen, const void *payload, int qos, \
+                                bool retain), (mosq, topic, payloadlen, payload, qos, retain)) \
+    X(int, mosquitto_property_add_int32, (mosquitto_property **proplist, int identifier, uint32_t value), \
+      (proplist, identifier, value)) \
+    X(int, mosquitto_property_add_int16, (mosquitto_property **proplist, int identifier, uint16_t value), \
+      (proplist, identifier, value)) \
+    X(int, mosquitto_property_add_byte, (mosquitto_property **proplist, int identifier, uint8_t value), \
+      (proplist, identifier, value)) \
+    X(const char *, mosquitto_strerror, (int mosq_errno), (mosq_errno)) \
+    X(const char *, mosquitto_reason_string, (int reason_code), (reason_code)) \
+    X(const char *, mosquitto_connack_string, (int connack_code), (connack_code))
+
+#define OVERLAND_MOSQUITTO_VOID_FUNCTIONS(X) \
+    X(mosquitto_destroy, (struct mosquitto *mosq), (mosq)) \
+    X(mosquitto_user_data_set, (struct mosquitto *mosq, void *obj), (mosq, obj)) \
+    X(mosquitto_property_free_all, (mosquitto_property **properties), (properties)) \
+    X(mosquitto_connect_v5_callback_set, (struct mosquitto *mosq, \
+      void (*on_connect)(struct mosquitto *, void *, int, int, const mosquitto_property *props)), (mosq, on_connect)) \
+    X(mosquitto_disconnect_v5_callback_set, (struct mosquitto *mosq, \
+      void (*on_disconnect)(struct mosquitto *, void *, int, const mosquitto_property *props)), (mosq, on_disconnect)) \
+    X(mosquitto_publish_v5_callback_set, (struct mosquitto *mosq, \
+      void (*on_publish)(struct mosquitto *, void *, int, int, const mosquitto_property *props)), (mosq, on_publish)) \
+    X(mosquitto_message_v5_callback_set, (struct mosquitto *mosq, \
+      void (*on_message)(struct mosquitto *, void *, const struct mosquitto_message *, const mosquitto_property *props)), \
+      (mosq, on_message)) \
+    X(mosquitto_subscribe_v5_callback_set, (struct mosquitto *mosq, \
+      void (*on_subscribe)(struct mosquitto *, void *, int, int, const int *, const mosquitto_property *props)), \
+      (mosq, on_subscribe)) \
+    X(mosquitto_log_callback_set, (struct mosquitto *mosq, void (*on_log)(struct mosquitto *, void *, int, const char *)), \
+      (mosq, on_log))
+
+// The resolved functions: written once under `once`, read only after open succeeded.
+#define OVERLAND_POINTER(ret, name, params, args) static ret (*resolved_##name) params;
+#define OVERLAND_VOID_POINTER(name, params, args) static void (*resolved_##name) params;
+OVERLAND_MOSQUITTO_FUNCTIONS(OVERLAND_POINTER)
+OVERLAND_MOSQUITTO_VOID_FUNCTIONS(OVERLAND_VOID_POINTER)
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static int opened = -1;
+static char failure[256] = "not opened";
+
+static int resolve(void *library, const char *name, void **slot) {
+    *slot = dlsym(library, name);
+    if (*slot == NULL) {
+        snprintf(failure, sizeof failure, "the MQTT client library has no %s (libmosquitto 2.0 or later is needed)",
+                 name);
+        return -1;
+    }
+    return 0;
+}
+
+static void open_once(void) {
+    // OVERLAND_LIBMOSQUITTO names another file (a library outside the loader's path, or,
+    // in the tests, one that is missing).
+    const char *name = getenv("OVERLAND_LIBMOSQUITTO");
+    if (name == NULL || name[0] == '\0') name = OVERLAND_MOSQUITTO_LIBRARY;
+    void *library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (library == NULL) {
+        snprintf(failure, sizeof failure,
+                 "cannot load %s, the MQTT client library (Debian: apt-get install libmosquitto1)", name);
+        return;
+    }
+#define OVERLAND_RESOLVE(ret, name, params, args) \
+    if (resolve(library, #name, (void **)&resolved_##name) != 0) return;
+#define OVERLAND_VOID_RESOLVE(name, params, args) \
+    if (resolve(library, #name, (void **)&resolved_##name) != 0) return;
+    OVERLAND_MOSQUITTO_FUNCTIONS(OVERLAND_RESOLVE)
+    OVERLAND_MOSQUITTO_VOID_FUNCTIONS(OVERLAND_VOID_RESOLVE)
+    opened = 0;
+}
+
+int overland_mosquitto_open(char *message, size_t size) {
+    pthread_once(&once, open_once);
+    if (opened == 0) return 0;
+    if (message != NULL && size > 0) snprintf(message, size, "%s", failure);
+    return -1;
+}
+
+#define OVERLAND_FORWARD(ret, name, params, args) ret name params { return resolved_##name args; }
+#define OVERLAND_VOID_FORWARD(name, params, args) void name params { resolved_##name args; }
+OVERLAND_MOSQUITTO_FUNCTIONS(OVERLAND_FORWARD)
+OVERLAND_MOSQUITTO_VOID_FUNCTIONS(OVERLAND_VOID_FORWARD)
