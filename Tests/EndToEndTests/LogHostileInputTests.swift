@@ -55,7 +55,7 @@ struct LogHostileInputTests {
         // 60..<90 clean.
         for epoch in epochs[60..<90] { input += epoch }
 
-        let result = try sandbox.log(["--stats", "--device-id", "hostile"], stdin: input, timeout: .seconds(60))
+        let result = try sandbox.log(["--stats", "--device-id", "hostile"], stdin: input)
         #expect(result.termination == .exited(0), "\(result)")
         #expect(result.stdout.isEmpty)
         let logged = try sandbox.records()
