@@ -20,7 +20,7 @@ struct LogInputTrustTests {
         #expect(result.succeeded, "\(result)")
         let times = try sandbox.records().map(\.timestamp)
         #expect(times == (0..<40).filter { $0 != 10 }.map { GeneratedNMEA.time($0) })
-        #expect(result.stderrText.contains("1 fixes dated in the future"), "\(result.stderrText)")
+        #expect(result.stderrText.contains("1 fix dated in the future"), "\(result.stderrText)")
     }
 
     /// A live receiver that rolled back 1024 weeks: dates moved forward, counted. (Files
