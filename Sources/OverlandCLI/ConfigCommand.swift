@@ -95,7 +95,7 @@ public struct ConfigCommand: ParsableCommand {
         @OptionGroup var settingsOptions: SettingsOptions
         @Argument(help: ArgumentHelp(
             "The setting, such as batch_size or trip.logging_mode ('overland config keys' lists them).",
-            valueName: "key"))
+            valueName: "key"), completion: Completions.settingKeys)
         var key: String
 
         func run() throws {
@@ -134,7 +134,7 @@ public struct ConfigCommand: ParsableCommand {
         @OptionGroup var settingsOptions: SettingsOptions
         @Argument(help: ArgumentHelp(
             "The setting, such as batch_size or trip.logging_mode ('overland config keys' lists them).",
-            valueName: "key"))
+            valueName: "key"), completion: Completions.settingKeys)
         var key: String
         @Argument(help: ArgumentHelp("The new value, such as 500 or owntracks.", valueName: "value"))
         var value: String?
@@ -178,7 +178,7 @@ public struct ConfigCommand: ParsableCommand {
         @OptionGroup var settingsOptions: SettingsOptions
         @Argument(help: ArgumentHelp(
             "The setting, such as batch_size or trip.logging_mode ('overland config keys' lists them).",
-            valueName: "key"))
+            valueName: "key"), completion: Completions.settingKeys)
         var key: String
 
         func run() throws {
@@ -237,7 +237,8 @@ public struct ConfigCommand: ParsableCommand {
                 """)
 
         @OptionGroup var settingsOptions: SettingsOptions
-        @Argument(help: ArgumentHelp("The preset: high-resolution or battery-saving.", valueName: "name"))
+        @Argument(help: ArgumentHelp("The preset: high-resolution or battery-saving.", valueName: "name"),
+                  completion: Completions.presets)
         var name: String
 
         func run() throws {

@@ -32,9 +32,11 @@ public struct DestinationCommand: ParsableCommand {
             set with --stdin.
 
             Examples:
-              overland destination add traccar http://traccar.example:5055 --protocol traccar
+              overland destination add traccar http://traccar.example:5055 \\
+                  --protocol traccar
               pass show dawarich | overland destination add dawarich \\
-                  'https://dawarich.example/api/v1/overland/batches' --profile dawarich --token-stdin
+                  'https://dawarich.example/api/v1/overland/batches' \\
+                  --profile dawarich --token-stdin
               overland destination set traccar device_id van-42
               overland destination list
               overland destination remove traccar
@@ -76,16 +78,21 @@ public struct DestinationCommand: ParsableCommand {
                 journal. 'overland destination set NAME KEY VALUE' changes the rest.
 
                 Examples:
-                  overland destination add wayfinder https://wayfinder.example/api/overland --profile wayfinder --token-stdin
-                  overland destination add traccar http://traccar.example:5055 --protocol traccar --from-start
+                  overland destination add wayfinder \\
+                      https://wayfinder.example/api/wayfinder/overland/ \\
+                      --profile wayfinder --token-stdin
+                  overland destination add traccar http://traccar.example:5055 \\
+                      --protocol traccar --from-start
                 """)
 
         @OptionGroup var journalOptions: JournalOptions
         @Argument(help: ArgumentHelp("The destination's name, such as traccar.", valueName: "name")) var name: String
         @Argument(help: ArgumentHelp("Where points go.", valueName: "url")) var url: String
-        @Option(name: .customLong("protocol"), help: ArgumentHelp("overland (default), owntracks, traccar or mqtt.", valueName: "protocol"))
+        @Option(name: .customLong("protocol"), help: ArgumentHelp("overland (default), owntracks, traccar or mqtt.", valueName: "protocol"),
+                completion: Completions.protocols)
         var wireProtocol: String?
-        @Option(help: ArgumentHelp("The receiver's quirks: \(ReceiverProfileName.allowedNames).", valueName: "name"))
+        @Option(help: ArgumentHelp("The receiver's quirks: \(ReceiverProfileName.allowedNames).", valueName: "name"),
+                completion: Completions.profiles)
         var profile: String?
         @Option(name: .customLong("device-id"), help: ArgumentHelp("The device id sent to this destination (default: the settings').", valueName: "id"))
         var deviceID: String?
@@ -172,8 +179,9 @@ public struct DestinationCommand: ParsableCommand {
                 """)
 
         @OptionGroup var settingsOptions: SettingsOptions
-        @Argument(help: ArgumentHelp("The destination.", valueName: "name")) var name: String
-        @Argument(help: ArgumentHelp("The key, such as url or batch_size.", valueName: "key")) var key: String
+        @Argument(help: ArgumentHelp("The destination.", valueName: "name"), completion: Completions.destinationNames) var name: String
+        @Argument(help: ArgumentHelp("The key, such as url or batch_size.", valueName: "key"), completion: Completions.destinationKeys)
+        var key: String
         @Argument(help: ArgumentHelp("The new value.", valueName: "value")) var value: String?
         @Flag(help: "Read the value from the first line of standard input instead of the command line.") var stdin = false
 
@@ -277,7 +285,7 @@ public struct DestinationCommand: ParsableCommand {
                 """)
 
         @OptionGroup var settingsOptions: SettingsOptions
-        @Argument(help: ArgumentHelp("The destination.", valueName: "name")) var name: String
+        @Argument(help: ArgumentHelp("The destination.", valueName: "name"), completion: Completions.destinationNames) var name: String
 
         func run() throws {
             try reportingFailures(DestinationCommand.tool) {
@@ -305,14 +313,15 @@ public struct DestinationCommand: ParsableCommand {
                 state file from the configured journal, and the sealed segments only it \
                 still needed (once older than retention_days, as a sync would). Points it had not received are not \
                 sent anywhere else. Run again on a name whose removal was interrupted, it \
-                deletes the cursor left behind.
+                deletes the cursor left behind. While overland-sync sends from the journal, \
+                nothing is removed and the exit status is 75: run it again when the sync ends.
 
                 Example:
                   overland destination remove traccar
                 """)
 
         @OptionGroup var journalOptions: JournalOptions
-        @Argument(help: ArgumentHelp("The destination.", valueName: "name")) var name: String
+        @Argument(help: ArgumentHelp("The destination.", valueName: "name"), completion: Completions.namedDestinations) var name: String
 
         func run() throws {
             try reportingFailures(DestinationCommand.tool) {
@@ -324,13 +333,14 @@ public struct DestinationCommand: ParsableCommand {
                 let settings = try journalOptions.settings()
                 let settingsOptions = journalOptions.settingsOptions
                 var configured = true
-                _ = try DestinationsFile.update(path: settingsOptions.destinationsPath) { destinations in
-                    configured = destinations.contains { $0.name == name }
-                    destinations.removeAll { $0.name == name }
+                let released = try DestinationCursors.release(name, journalPath: journalOptions.path(with: settings),
+                                                              keepSeconds: Int64(settings.retentionDays) * 86_400) {
+                    _ = try DestinationsFile.update(path: settingsOptions.destinationsPath) { destinations in
+                        configured = destinations.contains { $0.name == name }
+                        destinations.removeAll { $0.name == name }
+                    }
+                    return try settingsOptions.destinations(settings: settings).map(\.name)
                 }
-                let remaining = try settingsOptions.destinations(settings: settings).map(\.name)
-                let released = try DestinationCursors.release(name, journalPath: journalOptions.path(with: settings), readers: remaining,
-                                                              keepSeconds: Int64(settings.retentionDays) * 86_400)
                 guard configured || released else {
                     throw DestinationCommand.unknown(name, among: try settingsOptions.destinations(settings: settings))
                 }

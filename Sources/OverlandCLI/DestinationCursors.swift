@@ -1,9 +1,11 @@
+import OverlandJSON
 import OverlandJournal
 import OverlandSync
 
 /// A destination's cursor in the configured journal: placed when the destination is added,
-/// deleted (with its sync state) when it is removed. Both hold the journal's cursor lock,
-/// so they never race a sync run.
+/// deleted (with its sync state) when it is removed. Both hold the journal's cursor lock
+/// while they change the destinations file and the journal, so they never race a sync
+/// run: during one they change nothing and exit 75.
 enum DestinationCursors {
     /// Where a new destination starts.
     struct Start {
@@ -12,16 +14,18 @@ enum DestinationCursors {
         var journalExists: Bool
         var next: UInt64 = 0
         var end: UInt64 = 0
+        /// The journal's first record (retention may have deleted those before).
+        var first: UInt64 = 0
 
         func description(fromStart: Bool) -> String {
             guard journalExists else {
                 return "no journal yet at \(journalPath): it gets every point from the first one logged"
             }
             if fromStart {
-                return "starts at the journal's first record (\(next)): \(end - next) records wait to be sent to it"
+                return "starts at the journal's first record (\(next)): \(Plural.count(end - next, "record")) waiting to be sent to it"
             }
             return "starts at the journal's end (record \(end)): it gets the points logged from now on "
-                + "(remove it and add it again with --from-start to send it the \(end - min(end, next)) records already there)"
+                + "(remove it and add it again with --from-start to send it the \(Plural.count(end - min(end, first), "record")) already there)"
         }
     }
 
@@ -39,7 +43,8 @@ enum DestinationCursors {
         let lock = try lockCursors(journal)
         defer { withExtendedLifetime(lock) {} }
         let end = try journal.endSequence()
-        let next = fromStart ? (try journal.segments().first.map { min($0.firstSequence, end) } ?? end) : end
+        let first = try journal.segments().first.map { min($0.firstSequence, end) } ?? end
+        let next = fromStart ? first : end
         // Copy detection remembers how far this journal's cursor (the floor of every
         // destination's) has come, and refuses a journal whose floor went back as an
         // older copy. A destination starting from the start lowers the floor on purpose:
@@ -48,6 +53,12 @@ enum DestinationCursors {
         try journal.removeCursor(for: cursor)
         try journal.removeState(SyncState.fileName(forDestination: name))
         try journal.advanceCursor(for: cursor, to: next)
+        if next > first {
+            // What it passes over is not "sent" to it (`overland journal stats`).
+            var state = SyncState()
+            state.startSequence = next
+            try state.save(in: journal, as: SyncState.fileName(forDestination: name))
+        }
         if ownJournal { _ = try? JournalOrigin.check(journal: journal, acceptCopy: true) }
         do {
             try save()
@@ -55,19 +66,27 @@ enum DestinationCursors {
             try? journal.removeCursor(for: cursor)
             throw error
         }
-        return Start(journalPath: journalPath, journalExists: true, next: next, end: end)
+        return Start(journalPath: journalPath, journalExists: true, next: next, end: end, first: first)
     }
 
-    /// Deletes the cursor `name` and its sync state from the journal at `journalPath`, then
-    /// the sealed segments every remaining reader (`readers`) has passed and that are older
-    /// than `keepSeconds` (what only `name` still held); true when the cursor or the state
-    /// was there.
-    static func release(_ name: String, journalPath: String, readers: [String], keepSeconds: Int64) throws -> Bool {
-        guard StatusCommand.exists(journalPath) else { return false }
+    /// Removes the destination `name`: under the journal's cursor lock (taken first, so
+    /// that nothing changes while a sync runs: it is then refused with 75 and nothing is
+    /// removed), runs `unconfigure` (which deletes it from destinations.json and returns
+    /// the names of the destinations left), then deletes its cursor and sync state from
+    /// the journal at `journalPath`, and the sealed segments every remaining reader has
+    /// passed and that are older than `keepSeconds` (what only `name` still held). True
+    /// when the cursor or the state was there.
+    static func release(_ name: String, journalPath: String, keepSeconds: Int64,
+                        unconfigure: () throws -> [String]) throws -> Bool {
+        guard StatusCommand.exists(journalPath) else {
+            _ = try unconfigure()
+            return false
+        }
         let journal = try Journal(path: journalPath)
         let cursor = try cursorName(name)
         let lock = try lockCursors(journal)
         defer { withExtendedLifetime(lock) {} }
+        let readers = try unconfigure()
         let stateFile = SyncState.fileName(forDestination: name)
         let held = try journal.cursorNames().contains(cursor) || (try journal.readState(stateFile)) != nil
         try journal.removeCursor(for: cursor)

@@ -3,6 +3,11 @@ import OverlandJournal
 import OverlandSettings
 import OverlandSync
 
+extension Destination {
+    /// Which receiver this is, as the sync's state records it (`SyncConfiguration.receiverFingerprint`).
+    var receiverFingerprint: String { SyncConfiguration(endpoint: url, token: token).receiverFingerprint }
+}
+
 /// One destination in `overland status`: where it sends, how much waits for it, and how
 /// its last attempts went (its own cursor and state file in the journal).
 struct DestinationStatus {
@@ -10,13 +15,17 @@ struct DestinationStatus {
     /// Records from its cursor to the journal's end.
     var backlog: UInt64
     var sync: SyncState
+    /// Its url or token changed since its failures: the next run tries it.
+    var destinationChanged = false
 
     /// The status of every destination of `journal`.
     static func read(_ destinations: [Destination], journal: Journal) throws -> [DestinationStatus] {
         try destinations.map { destination in
             let cursor = CursorName(destination.name) ?? .default
-            return DestinationStatus(destination: destination, backlog: try journal.backlog(for: cursor),
-                                     sync: (try? SyncState.load(journal: journal, destination: destination.name)) ?? SyncState())
+            var sync = (try? SyncState.load(journal: journal, destination: destination.name)) ?? SyncState()
+            let changed = sync.forgetFailures(unlessAgainst: destination.receiverFingerprint)
+            return DestinationStatus(destination: destination, backlog: try journal.backlog(for: cursor), sync: sync,
+                                     destinationChanged: changed)
         }
     }
 
@@ -32,15 +41,13 @@ struct DestinationStatus {
         var lines: [(String, String)] = [
             ("url", url),
             ("protocol", destination.wireProtocol.rawValue + (destination.profile == .none ? "" : ", profile \(destination.profile.rawValue)")),
-            ("queued", "\(backlog) points"),
+            ("queued", Plural.count(backlog, "point")),
             ("last sent", sync.lastSuccess.map(ago) ?? "never"),
         ]
         if let lastError {
-            lines.append(("last error", "\(lastError) (\(sync.consecutiveFailures) failed attempts)"))
+            lines.append(("last error", "\(lastError) (\(Plural.count(sync.consecutiveFailures, "failed attempt")))"))
         }
-        var sending = destination.sendInterval == .off ? "off" : "every \(destination.sendInterval.rawValue)"
-        if let next = sync.nextAttempt, next > now { sending += "; next attempt in \(Format.duration(next - now))" }
-        lines.append(("sending", sending))
+        lines.append(("sending", Status.sending(destination.sendInterval.rawValue, sync: sync, changed: destinationChanged, now: now)))
         let width = lines.map(\.0.count).max() ?? 0
         return "destination \(destination.name)\n"
             + lines.map { "  " + $0.0 + String(repeating: " ", count: width + 2 - $0.0.count) + $0.1 + "\n" }.joined()

@@ -23,7 +23,7 @@ public struct ExportCommand: ParsableCommand {
 
     @OptionGroup var journalOptions: JournalOptions
 
-    @Option(help: ArgumentHelp("The format: gpx, geojson or csv.", valueName: "format"))
+    @Option(help: ArgumentHelp("The format: gpx, geojson or csv.", valueName: "format"), completion: Completions.exportFormats)
     var format: String
 
     @Option(help: ArgumentHelp("Only records at or after this time.", valueName: "time"))
@@ -32,7 +32,8 @@ public struct ExportCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Only records at or before this time.", valueName: "time"))
     var to: String?
 
-    @Option(name: [.short, .long], help: ArgumentHelp("Write to this file (mode 0600) instead of standard output.", valueName: "file"))
+    @Option(name: [.short, .long], help: ArgumentHelp("Write to this file (mode 0600) instead of standard output.", valueName: "file"),
+            completion: .file())
     var output: String?
 
     @Flag(help: "Only records not yet sent.")
@@ -78,10 +79,10 @@ public struct ExportCommand: ParsableCommand {
                 }
                 try destination.finish()
                 if output != nil {
-                    Terminal.error("overland export: \(summary.written) of \(summary.records) records written to '\(output!)'")
+                    Terminal.error("overland export: \(summary.written) of \(Plural.count(summary.records, "record")) written to '\(output!)'")
                 }
                 if summary.outOfOrder > 0, let earliest = summary.earliest, let latest = summary.latest {
-                    Terminal.error("overland export: the journal is not in time order: \(summary.outOfOrder) points are earlier " +
+                    Terminal.error("overland export: the journal is not in time order: \(Plural.count(summary.outOfOrder, "point")) earlier " +
                                    "than a point logged before them; written oldest first all the same (the points span " +
                                    "\(ISO8601UTC.string(from: earliest)) to \(ISO8601UTC.string(from: latest)))")
                 }

@@ -28,12 +28,24 @@ public struct JournalCommand: ParsableCommand {
         func run() throws {
             try reportingFailures("overland journal stats") {
                 let journal = try journalOptions.open()
-                let stats = try journal.statistics()
+                // Each named destination's state: where it started (what it passed over when
+                // added was never sent to it) and what its logging mode skipped.
+                var states: [CursorName: SyncState] = [:]
+                for name in try journal.cursorNames() {
+                    states[name] = try SyncState.load(journal: journal, destination: name.text)
+                }
+                let stats = try journal.statistics(starts: states.compactMapValues(\.startSequence))
                 // The cursor passes what the latest and owntracks modes skip as well as what
                 // they send: the sync state counts the skipped (capped at what is left after
                 // retention deleted sent segments).
-                let skipped = min(try SyncState.load(journal: journal).skippedRecords, stats.sentRecords)
-                let sent = stats.sentRecords - skipped
+                let skipped = min(try SyncState.load(journal: journal).skippedRecords, stats.sentRecords - stats.passedAtStart)
+                let sent = stats.sentRecords - stats.passedAtStart - skipped
+                /// What `reader` was sent: what its cursor passed, less what it passed over when
+                /// added and what its logging mode skipped.
+                func sentTo(_ reader: Journal.Statistics.Reader) -> UInt64 {
+                    let passed = reader.sentRecords - min(reader.passedAtStart, reader.sentRecords)
+                    return passed - min(states[reader.name]?.skippedRecords ?? 0, passed)
+                }
                 // The real earliest and latest times, not the first and last appended: an
                 // old capture imported today goes at the end. One pass over the records.
                 var earliest: Int64?, latest: Int64?, outOfOrder = 0
@@ -52,7 +64,8 @@ public struct JournalCommand: ParsableCommand {
                     writer.appendString(journal.path)
                     writer.appendRaw(",\"journal_id\":" as StaticString)
                     writer.appendString(journal.id.description)
-                    for (key, value) in [("records", stats.records), ("sent", sent), ("skipped", skipped), ("unsent", stats.unsentRecords),
+                    for (key, value) in [("records", stats.records), ("sent", sent), ("skipped", skipped),
+                                         ("passed_when_added", stats.passedAtStart), ("unsent", stats.unsentRecords),
                                          ("sealed_records", stats.sealedRecords), ("active_records", stats.activeRecords),
                                          ("sealed_bytes", UInt64(stats.sealedBytes)), ("active_bytes", UInt64(stats.activeBytes)),
                                          ("segments", UInt64(stats.segments)), ("sealed_segments", UInt64(stats.sealedSegments)),
@@ -76,9 +89,11 @@ public struct JournalCommand: ParsableCommand {
                                 writer.appendRaw(":{\"cursor\":" as StaticString)
                                 writer.appendInteger(Int64(cursor))
                                 writer.appendRaw(",\"sent\":" as StaticString)
-                                writer.appendInteger(Int64(reader.sentRecords))
+                                writer.appendInteger(Int64(sentTo(reader)))
                                 writer.appendRaw(",\"unsent\":" as StaticString)
                                 writer.appendInteger(Int64(stats.records - reader.sentRecords))
+                                writer.appendRaw(",\"passed_when_added\":" as StaticString)
+                                writer.appendInteger(Int64(reader.passedAtStart))
                                 writer.appendRaw("}")
                             } else {
                                 writer.appendRaw(":{\"error\":\"refused\"}" as StaticString)
@@ -92,10 +107,12 @@ public struct JournalCommand: ParsableCommand {
                 }
                 Terminal.line("journal   \(journal.path)")
                 Terminal.line("id        \(journal.id)  device \(journal.manifest.deviceID.isEmpty ? "(none)" : journal.manifest.deviceID)")
-                Terminal.line("points    \(stats.records): \(sent) sent, \(skipped == 0 ? "" : "\(skipped) skipped (not sent: all but the newest in the latest and owntracks modes, and trips, visits and actions to owntracks and traccar receivers), ")\(stats.unsentRecords) unsent")
+                let passedOver = stats.passedAtStart == 0 ? "" : "\(stats.passedAtStart) passed over (logged before a destination was added), "
+                Terminal.line("points    \(stats.records): \(sent) sent, \(passedOver)\(skipped == 0 ? "" : "\(skipped) skipped (not sent: all but the newest in the latest and owntracks modes, and trips, visits and actions to owntracks and traccar receivers), ")\(stats.unsentRecords) unsent")
                 for reader in stats.readers {
                     if let cursor = reader.cursor {
-                        Terminal.line("  \(reader.name): \(reader.sentRecords) sent, \(stats.records - reader.sentRecords) unsent (cursor \(cursor))")
+                        let passed = reader.passedAtStart > 0 ? ", \(reader.passedAtStart) passed over when it was added" : ""
+                        Terminal.line("  \(reader.name): \(sentTo(reader)) sent\(passed), \(stats.records - reader.sentRecords) unsent (cursor \(cursor))")
                     } else {
                         Terminal.line("  \(reader.name): cursor refused ('overland journal verify' says why)")
                     }
@@ -103,7 +120,7 @@ public struct JournalCommand: ParsableCommand {
                 Terminal.line("from      \(first ?? "-")")
                 Terminal.line("to        \(last ?? "-")")
                 if outOfOrder > 0 {
-                    Terminal.line("order     not in time order: \(outOfOrder) records earlier than one logged before them")
+                    Terminal.line("order     not in time order: \(Plural.count(outOfOrder, "record")) earlier than one logged before them")
                 }
                 Terminal.line("segments  \(stats.segments): \(stats.sealedSegments) sealed, \(stats.segments - stats.sealedSegments) active")
                 Terminal.line("sealed    \(stats.sealedBytes) bytes, \(perPoint(stats.sealedBytes, stats.sealedRecords)) per point")
@@ -151,7 +168,7 @@ public struct JournalCommand: ParsableCommand {
                 if json {
                     Terminal.output(VerifySummary.json(result, cursors: cursors))
                 } else {
-                    var summary = "\(result.segments) segments, \(result.intactRecords) intact records, \(result.damage) damaged ranges"
+                    var summary = "\(Plural.count(result.segments, "segment")), \(Plural.count(result.intactRecords, "intact record")), \(Plural.count(result.damage, "damaged range"))"
                     if result.unfinishedTail { summary += "; the active segment ends in an unfinished write (cut on the next append)" }
                     Terminal.line(summary)
                     // With several readers, each cursor and its backlog (section 9).
@@ -188,7 +205,7 @@ public struct JournalCommand: ParsableCommand {
                 let printer = IssuePrinter(tool: "overland journal repair")
                 let appender = try JournalAppender(journal: journal, onIssue: printer.handler)
                 let repaired = try appender.repairAll()
-                Terminal.line(repaired == 0 && printer.count == 0 ? "nothing to repair" : "\(repaired) segments rewritten")
+                Terminal.line(repaired == 0 && printer.count == 0 ? "nothing to repair" : "\(Plural.count(repaired, "segment")) rewritten")
             }
         }
     }

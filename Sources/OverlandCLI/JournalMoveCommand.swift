@@ -5,6 +5,7 @@ import ArgumentParser
 import OverlandJournal
 import OverlandRecorder
 import OverlandSettings
+import OverlandJSON
 
 extension JournalCommand {
     /// `overland journal move --to DIR`: sealed, unsent segments into a journal on a stick.
@@ -54,13 +55,13 @@ extension JournalCommand {
                             Terminal.line("move aborted: its intent could not be read and was set aside as '\(aside)'; every unsent segment stays in '\(journal.path)'")
                             return
                         }
-                        Terminal.line("move aborted: \(report.segments) segments (\(report.records) records) were complete in the target; the rest stay in '\(journal.path)'")
+                        Terminal.line("move aborted: \(Plural.count(report.segments, "segment")) (\(Plural.count(report.records, "record"))) complete in the target; the rest stay in '\(journal.path)'")
                         return
                     }
                     let report = try journal.move(to: target!, sealFirst: seal, onIssue: printer.handler)
                     if report.targetCreated { Terminal.line("created journal \(report.targetID) at '\(report.targetPath)'") }
                     if report.resumed { Terminal.line("finished an interrupted move") }
-                    Terminal.line("moved \(report.segments) segments, \(report.records) records, \(report.bytes) bytes to '\(report.targetPath)'")
+                    Terminal.line("moved \(Plural.count(report.segments, "segment")), \(Plural.count(report.records, "record")), \(Plural.count(report.bytes, "byte")) to '\(report.targetPath)'")
                     if let stopped = report.stoppedAt { Terminal.line("stopped: \(stopped)") }
                 } catch {
                     throw error.commandFailure

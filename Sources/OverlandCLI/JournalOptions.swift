@@ -13,7 +13,7 @@ public struct JournalOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
         "The journal directory.",
         discussion: "Default: $OVERLAND_JOURNAL, else the settings' journal, else $XDG_DATA_HOME/overland/journal, else ~/.local/share/overland/journal.",
-        valueName: "dir"))
+        valueName: "dir"), completion: .directory)
     public var journal: String?
 
     @OptionGroup public var settingsOptions: SettingsOptions

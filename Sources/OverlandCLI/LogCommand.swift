@@ -7,6 +7,7 @@ import OverlandNMEA
 import OverlandProtocol
 import OverlandRecorder
 import OverlandSettings
+import OverlandJSON
 
 /// `overland-log`: NMEA 0183 or gpsd JSON in, Overland points into the journal.
 public struct LogCommand: ParsableCommand {
@@ -185,7 +186,12 @@ public struct LogCommand: ParsableCommand {
     }
 
     private func execute() throws -> Outcome {
-        var settings = try journalOptions.settings()
+        // A mistake in the settings file never stops the logger: it logs with every key
+        // that reads and the defaults for the rest, and says so once (the control
+        // commands refuse the file until it is fixed; `overland status` shows it).
+        let (loaded, problems) = try journalOptions.settingsOptions.loadTolerating()
+        var settings = loaded
+        for problem in problems { Terminal.error("overland-log: \(SettingsProblem.loggerNotice(problem))") }
         let journal = try Journal(path: journalOptions.path(with: settings), create: true,
                                   deviceID: DeviceIdentity.resolve(flag: deviceID, settings: settings),
                                   machine: UniqueID.ofThisMachine())
@@ -335,7 +341,7 @@ public struct LogCommand: ParsableCommand {
         let recorder = session.recorder.statistics
         return Outcome(summary: """
             overland-log: \(session.decoderStatistics.summary())
-            overland-log: \(recorder.fixes) fixes, \(session.recordsAppended) points logged; dropped: \
+            overland-log: \(Plural.count(recorder.fixes, "fix")), \(Plural.count(session.recordsAppended, "point")) logged; dropped: \
             \(recorder.droppedInterval) by min time, \(recorder.droppedDistance) by min distance, \
             \(recorder.droppedAccuracy) by accuracy, \(recorder.droppedOutOfOrder) out of order, \
             \(recorder.droppedNotSignificant) not significant, \(recorder.droppedTrackingOff) with tracking off\

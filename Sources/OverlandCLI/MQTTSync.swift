@@ -33,6 +33,12 @@ enum MQTTSync {
         mqtt.loggingMode = destination.loggingMode == .all ? .all : .latest
         mqtt.sendIntervalSeconds = destination.sendInterval.seconds
         mqtt.maxTime = maxTime
+        // A test hook, for the tests only (README, Tests): a broker that never answers is
+        // waited on this long, so that a test sees what happens meanwhile without racing
+        // the 10 s default.
+        if let seconds = Paths.environment("OVERLAND_TEST_MQTT_CONNECT_TIMEOUT").flatMap(Double.init), seconds > 0, seconds <= 86_400 {
+            mqtt.connectTimeout = seconds
+        }
         return mqtt
     }
 

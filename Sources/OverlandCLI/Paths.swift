@@ -16,6 +16,22 @@ public enum Paths {
         return "/"
     }
 
+    /// The journal of the packaged services (packaging/systemd: the `overland` user's
+    /// home is /var/lib/overland), or `OVERLAND_PACKAGED_JOURNAL`, a hook for the tests
+    /// and for nothing else.
+    public static var packagedJournal: String {
+        environment("OVERLAND_PACKAGED_JOURNAL") ?? "/var/lib/overland/.local/share/overland/journal"
+    }
+
+    /// The packaged services' journal when it is there (or cannot be looked at: the
+    /// `overland` user's home is private) and is not `journal`; nil otherwise.
+    static func packagedJournalHint(besides journal: String) -> String? {
+        let packaged = packagedJournal
+        guard packaged != journal else { return nil }
+        var info = stat()
+        return lstat(packaged, &info) == 0 || errno == EACCES ? packaged : nil
+    }
+
     /// `$XDG_DATA_HOME/overland/journal`, else `~/.local/share/overland/journal`.
     public static var defaultJournal: String {
         let base = environment("XDG_DATA_HOME").flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.local/share"

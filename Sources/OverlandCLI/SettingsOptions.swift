@@ -9,7 +9,7 @@ public struct SettingsOptions: ParsableArguments {
     @Option(name: .customLong("config"), help: ArgumentHelp(
         "The settings file.",
         discussion: "Default: $OVERLAND_CONFIG, else $XDG_CONFIG_HOME/overland/settings.json, else ~/.config/overland/settings.json.",
-        valueName: "file"))
+        valueName: "file"), completion: .file(extensions: ["json"]))
     public var configFile: String?
 
     public init() {}
@@ -27,6 +27,21 @@ public struct SettingsOptions: ParsableArguments {
             throw CommandFailure(error.description, status: .configuration)
         }
         return settings
+    }
+
+    /// The settings as far as the file can be read (`SettingsFile.loadTolerating(path:)`),
+    /// with the environment on top, and what in the file was passed over. For the logger,
+    /// which keeps logging over a mistake in the file, and `overland status`, which shows
+    /// it; never for a command that saves the file. A bad environment variable still throws.
+    public func loadTolerating() throws -> (settings: Settings, problems: [SettingsError]) {
+        var (settings, problems) = SettingsFile.loadTolerating(path: path)
+        if problems.isEmpty { SettingsExposureWarning.once(path: path, holdsToken: settings.token != nil) }
+        do {
+            try applyEnvironment(ProcessEnvironment.current, to: &settings)
+        } catch {
+            throw CommandFailure(error.description, status: .configuration)
+        }
+        return (settings, problems)
     }
 
     /// The settings file alone, as saved (for commands that change and save it).

@@ -48,7 +48,16 @@ public struct SetupCommand: ParsableCommand {
             for warning in setup.warnings {
                 Terminal.error("overland setup: warning: " + warning.trimmingPrefix("setup link: "))
             }
-            let (_, changes) = try settingsOptions.update { settings in setup.apply(to: &settings) }
+            var clearedToken = false
+            let (_, changes) = try settingsOptions.update { settings in
+                clearedToken = settings.token != nil && setup.token == nil
+                setup.apply(to: &settings)
+            }
+            if clearedToken {
+                let why = setup.emptyToken ? "its token= is empty" : "it has no token="
+                Terminal.error("overland setup: warning: \(why): the token is cleared (it must never reach the new server); "
+                               + "set the new one with 'overland config set token --stdin' if the server needs one")
+            }
             ConfigOutput.changeLines(changes, nothing: "nothing changed: the settings already match the link").forEach(Terminal.line)
         }
     }

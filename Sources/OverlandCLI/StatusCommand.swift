@@ -40,19 +40,26 @@ public struct StatusCommand: ParsableCommand {
 
     public func run() throws {
         try reportingFailures("overland status") {
-            let settings = try journalOptions.settings()
+            // A mistake in the settings file is shown, not refused: the logger runs on
+            // over it (`SettingsProblem`), and this is where the user looks.
+            let (settings, settingsProblems) = try journalOptions.settingsOptions.loadTolerating()
             let destinations = try journalOptions.settingsOptions.destinations(settings: settings)
             let path = journalOptions.path(with: settings)
             // First use: nothing logged yet at the default place. A journal the user named is not guessed at.
             if journalOptions.journal == nil && settings.journal == nil && !Self.exists(path) {
-                var status = Status.nothingLogged(journalPath: path, settings: settings, now: Journal.currentTime())
+                var status = Status.nothingLogged(journalPath: path, settings: settings, now: SyncClock.now())
                 status.destinations = destinations.map { DestinationStatus(destination: $0, backlog: 0, sync: SyncState()) }
-                Terminal.output(json ? status.json() : Status.firstUse(journalPath: path) + status.text())
+                status.hasDefaultDestination = destinations.contains { $0.isDefault }
+                status.settingsProblems = settingsProblems
+                status.packagedJournal = Paths.packagedJournalHint(besides: path)
+                Terminal.output(json ? status.json() : Status.firstUse(journalPath: path, packagedJournal: status.packagedJournal) + status.text())
                 return
             }
             let journal = try Journal(path: path)
-            var status = try Status.read(journal: journal, settings: settings, now: Journal.currentTime())
+            var status = try Status.read(journal: journal, settings: settings, now: SyncClock.now())
             status.destinations = try DestinationStatus.read(destinations, journal: journal)
+            status.hasDefaultDestination = destinations.contains { $0.isDefault }
+            status.settingsProblems = settingsProblems
             Terminal.output(json ? status.json() : status.text())
         }
     }
@@ -85,6 +92,17 @@ struct Status {
     var noFix: InputState.NoFix? = nil
     /// Every configured destination (the default one first).
     var destinations: [DestinationStatus] = []
+    /// False when the settings name no endpoint (no default destination): the top block
+    /// then shows no queue, delivery or schedule of its own.
+    var hasDefaultDestination = true
+    /// True when the default destination's url or token changed since its failures: they
+    /// no longer apply, and the next run tries it (`SyncState.forgetFailures`).
+    var destinationChanged = false
+    /// On first use, the packaged services' journal when there is one: the user probably
+    /// wants that one (`Paths.packagedJournalHint`).
+    var packagedJournal: String?
+    /// What the settings file holds that the logger passes over (`SettingsProblem`).
+    var settingsProblems: [SettingsError] = []
 
     static func read(journal: Journal, settings: Settings, now: Int64) throws -> Status {
         // The newest location point: trip, visit and action records are not positions.
@@ -94,10 +112,16 @@ struct Status {
             return last != nil
         }
         let trip = try Trip.active(in: journal).map { ($0, try TripSummary.compute(for: $0, in: journal)) }
-        return Status(journalPath: journal.path, last: last, queued: try journal.backlog(), footprint: try journal.footprint(),
-                      endSequence: try journal.endSequence(), sync: (try? SyncState.load(journal: journal)) ?? SyncState(),
-                      sendInterval: settings.sendInterval.rawValue, endpoint: settings.endpoint, token: settings.token,
-                      trip: trip, now: now, noFix: InputState.read(in: journal))
+        // The default destination's own queue (its cursor), not the journal's largest backlog.
+        var status = Status(journalPath: journal.path, last: last, queued: try journal.backlog(for: .default),
+                            footprint: try journal.footprint(), endSequence: try journal.endSequence(),
+                            sync: (try? SyncState.load(journal: journal)) ?? SyncState(),
+                            sendInterval: settings.sendInterval.rawValue, endpoint: settings.endpoint, token: settings.token,
+                            trip: trip, now: now, noFix: InputState.read(in: journal))
+        if let destination = Destination(settings: settings) {
+            status.destinationChanged = status.sync.forgetFailures(unlessAgainst: destination.receiverFingerprint)
+        }
+        return status
     }
 
     /// The status of a machine where nothing has been logged yet: no journal at `journalPath`.
@@ -108,10 +132,17 @@ struct Status {
     }
 
     /// What a first-time user reads above the status: nothing is logged yet, and how to start.
-    static func firstUse(journalPath: String) -> String {
-        """
+    static func firstUse(journalPath: String, packagedJournal: String? = nil) -> String {
+        let packaged = packagedJournal.map { journal in
+            """
+            The overland service logs as the overland user, to \(Terminal.printable(journal)); to see it:
+              sudo -u overland -H overland status
+
+            """
+        } ?? ""
+        return """
         Nothing has been logged yet (no journal at \(Terminal.printable(journalPath))).
-        Start logging from gpsd:            overland-log --gpsd
+        \(packaged)Start logging from gpsd:            overland-log --gpsd
         or from a receiver's serial port:   overland-log /dev/ttyACM0
         (overland-log --help tells more; overland setup links this machine to a server.)
 
@@ -127,6 +158,8 @@ struct Status {
 
     func text() -> String {
         var lines: [(String, String)] = []
+        // First: a mistake in the settings file changes what the logger does.
+        for problem in settingsProblems { lines.append(("settings", SettingsProblem.statusText(problem))) }
         if let last {
             lines.append(("last point", "\(ago(last.timestamp)) (\(ISO8601UTC.string(from: last.timestamp)))"))
             var position = "\(last.latitude), \(last.longitude)"
@@ -141,18 +174,23 @@ struct Status {
         if let noFix {
             lines.append(("input", "\(noFix.input): no fix for \(Format.duration(now - noFix.since)) (overland-log, pid \(noFix.pid))"))
         }
-        lines.append(("queued", "\(queued) points"))
-        lines.append(("last sent", sync.lastSuccess.map { "\(ago($0)) (\(ISO8601UTC.string(from: $0)))" } ?? "never"))
-        if let error = sync.lastError, sync.consecutiveFailures > 0 {
-            lines.append(("server", "\(error) (\(sync.consecutiveFailures) failed attempts)"))
-        } else if let geocode = sync.geocode {
-            lines.append(("server", geocode))
+        // The settings' endpoint's queue, deliveries and schedule; with only named
+        // destinations there is none: their blocks below say it for each.
+        let onlyNamed = !hasDefaultDestination && !destinations.isEmpty
+        if !onlyNamed {
+            lines.append(("queued", Plural.count(queued, "point")))
+            lines.append(("last sent", sync.lastSuccess.map { "\(ago($0)) (\(ISO8601UTC.string(from: $0)))" } ?? "never"))
+            if let error = sync.lastError, sync.consecutiveFailures > 0 {
+                lines.append(("server", "\(error) (\(Plural.count(sync.consecutiveFailures, "failed attempt")))"))
+            } else if let geocode = sync.geocode {
+                lines.append(("server", geocode))
+            }
+            lines.append(("sending", Self.sending(sendInterval, sync: sync, changed: destinationChanged, now: now)))
         }
-        var interval = sendInterval == "off" ? "off: nothing is sent until send_interval is set again" : "every \(sendInterval)"
-        if let next = sync.nextAttempt, next > now { interval += "; next attempt in \(Format.duration(next - now))" }
-        lines.append(("sending", interval))
         if let endpoint {
             lines.append(("endpoint", endpoint + (token.map { " (token \(SettingKey.redactedToken($0)))" } ?? "")))
+        } else if onlyNamed {
+            lines.append(("endpoint", "not set: points go to the destinations below"))
         } else {
             lines.append(("endpoint", "not set: overland config set endpoint URL"))
         }
@@ -163,7 +201,7 @@ struct Status {
         let blocks = destinations.count > 1 || destinations.contains { !$0.destination.isDefault }
         let perPoint = bytesPerPoint.map { ", \(Double(Int(($0 * 10).rounded())) / 10) B/point" } ?? ""
         if journalExists {
-            lines.append(("journal", "\(journalPath): \(footprint.bytes) bytes in \(footprint.segments) segments\(perPoint)"))
+            lines.append(("journal", "\(journalPath): \(Plural.count(footprint.bytes, "byte")) in \(Plural.count(footprint.segments, "segment"))\(perPoint)"))
         } else {
             lines.append(("journal", "\(journalPath): not created yet (overland-log creates it)"))
         }
@@ -171,6 +209,18 @@ struct Status {
         var text = lines.map { $0.0 + String(repeating: " ", count: width + 2 - $0.0.count) + $0.1 + "\n" }.joined()
         if blocks {
             for destination in destinations { text += "\n" + destination.text(now: now) }
+        }
+        return text
+    }
+
+    /// The `sending` line: the interval, and when the next attempt is due (the next run,
+    /// when the destination changed since its failures).
+    static func sending(_ interval: String, sync: SyncState, changed: Bool, now: Int64) -> String {
+        var text = interval == "off" ? "off: nothing is sent until send_interval is set again" : "every \(interval)"
+        if interval != "off", changed {
+            text += "; the destination changed since the last failed attempt: the next run tries it"
+        } else if let next = sync.nextAttempt, next > now {
+            text += "; next attempt in \(Format.duration(next - now))"
         }
         return text
     }
@@ -192,7 +242,7 @@ struct Status {
             writer.appendNull()
         }
         writer.appendRaw(#","queued":"#)
-        writer.appendInteger(Int64(queued))
+        if hasDefaultDestination || destinations.isEmpty { writer.appendInteger(Int64(clamping: queued)) } else { writer.appendNull() }
         func time(_ key: StaticString, _ value: Int64?) {
             writer.appendRaw(key)
             if let value { writer.appendString(ISO8601UTC.string(from: value)) } else { writer.appendNull() }
@@ -225,12 +275,19 @@ struct Status {
             writer.appendNull()
         }
         text(#","journal":"#, journalPath)
+        text(#","packaged_journal":"#, packagedJournal)
         writer.appendRaw(#","journal_bytes":"#)
         writer.appendInteger(footprint.bytes)
         writer.appendRaw(#","segments":"#)
         writer.appendInteger(footprint.segments)
         writer.appendRaw(#","bytes_per_point":"#)
         if let bytesPerPoint { writer.appendDecimal(bytesPerPoint, maxFractionDigits: 1) } else { writer.appendNull() }
+        writer.appendRaw(#","settings_problems":["#)
+        for (index, problem) in settingsProblems.enumerated() {
+            if index > 0 { writer.appendRaw(",") }
+            writer.appendString(problem.description)
+        }
+        writer.appendRaw("]")
         writer.appendRaw(#","destinations":["#)
         for (index, destination) in destinations.enumerated() {
             if index > 0 { writer.appendRaw(",") }

@@ -41,7 +41,8 @@ public struct SyncCommand: AsyncParsableCommand {
             server's set is applied only from the default one.
 
             Exit status: 0 sent or nothing to send, 75 try later (network, time-out, 5xx, \
-            not acknowledged), 77 refused (401 or 403), 78 configuration error, 74 the \
+            not acknowledged), 77 refused (401 or 403), 78 configuration error (also a \
+            redirect or a 404, 405 or 410: the endpoint must change), 74 the \
             journal or the sync state cannot be read or written, 65 the journal looks like \
             a copy, 64 usage. With several destinations, the worst status of them all, \
             in this order: 78 (and 64), 77, 74, 65, 75, 0, with one line per failing \
@@ -53,7 +54,7 @@ public struct SyncCommand: AsyncParsableCommand {
     @Option(name: .customLong("journal"), help: ArgumentHelp(
         "A journal to upload; repeat for several (each keeps its own cursor).",
         discussion: "Default: $OVERLAND_JOURNAL, else the settings' journal, else ~/.local/share/overland/journal.",
-        valueName: "dir"))
+        valueName: "dir"), completion: .directory)
     var journals: [String] = []
 
     @OptionGroup var settingsOptions: SettingsOptions
@@ -63,13 +64,14 @@ public struct SyncCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("to"), help: ArgumentHelp(
         "Send to this destination only; repeat for several (default: every destination, each when it is due).",
-        valueName: "name"))
+        valueName: "name"), completion: Completions.destinationNames)
     var to: [String] = []
 
     @Option(name: .customLong("device-id"), help: "The device id (for the owntracks mode's topic and headers).")
     var deviceID: String?
 
-    @Option(name: .customLong("ca-file"), help: ArgumentHelp("A PEM file of certificate authorities to trust instead of the system's.", valueName: "file"))
+    @Option(name: .customLong("ca-file"), help: ArgumentHelp("A PEM file of certificate authorities to trust instead of the system's.", valueName: "file"),
+            completion: .file())
     var caFile: String?
 
     @Option(name: .customLong("max-time"), help: ArgumentHelp("Stop sending after this many seconds (between batches).", valueName: "seconds"))
@@ -249,7 +251,7 @@ public struct SyncCommand: AsyncParsableCommand {
             }
             guard let cursor = CursorName(job.destination.name) else { continue }
             if let mqtt = job.mqtt {
-                Terminal.line("\(heading)would publish \(try journal.backlog(for: cursor)) points to \(MQTTSync.displayURL(mqtt)) on '\(mqtt.deviceTopic)'")
+                Terminal.line("\(heading)would publish \(Plural.count(try journal.backlog(for: cursor), "point")) to \(MQTTSync.displayURL(mqtt)) on '\(mqtt.deviceTopic)'")
                 continue
             }
             let engine = SyncEngine(journal: journal, configuration: job.configuration, transport: NoTransport(), cursor: cursor)
@@ -292,7 +294,7 @@ public struct SyncCommand: AsyncParsableCommand {
                     return await engine.run(
                         holding: lock, sendNow: sendNow,
                         onProgress: showProgress ? { (progress: SyncProgress) in
-                            Terminal.progress("\(path): \(progress.sentRecords) points sent, \(progress.backlog) waiting")
+                            Terminal.progress("\(path): \(Plural.count(progress.sentRecords, "point")) sent, \(progress.backlog) waiting")
                         } : nil,
                         // A server's `set` changes the settings file: only the default
                         // destination's server (the one the settings name) may.
@@ -357,7 +359,7 @@ public struct SyncCommand: AsyncParsableCommand {
         switch report.outcome {
         case .delivered, .maxTimeReached:
             let skipped = report.skippedRecords > 0 ? "; \(report.skippedRecords) older skipped (logging mode)" : ""
-            note("\(report.sentRecords) points sent to \(server) in \(report.batches) requests\(skipped); \(report.backlog) waiting")
+            note("\(Plural.count(report.sentRecords, "point")) sent to \(server) in \(Plural.count(report.batches, "request"))\(skipped); \(report.backlog) waiting")
             return .ok
         case .nothingToSend:
             explain("nothing to send")
@@ -380,7 +382,7 @@ public struct SyncCommand: AsyncParsableCommand {
             Terminal.error("\(tool)\(journal): interrupted; the unacknowledged batch will be sent again")
             return .tryLater
         case .retryLater:
-            Terminal.error("\(tool)\(server): \(report.message ?? "not acknowledged"); \(report.backlog) points wait for the next try")
+            Terminal.error("\(tool)\(server): \(report.message ?? "not acknowledged"); \(Plural.count(report.backlog, "point")) kept for the next try")
             return .tryLater
         case .refused(let status) where status == 0:
             // MQTT: the broker's CONNACK reason, named by the sender.

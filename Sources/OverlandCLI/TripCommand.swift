@@ -60,7 +60,7 @@ public struct TripCommand: ParsableCommand {
                     Terminal.output(String(decoding: writer.bytes, as: UTF8.self))
                 } else {
                     Terminal.line("\(trip.mode) trip since \(trip.id) (\(Format.duration(now - trip.start))): "
-                                  + "\(Format.distance(summary.distance)), \(summary.points) points")
+                                  + "\(Format.distance(summary.distance)), \(Plural.count(summary.points, "point"))")
                 }
             }
         }
@@ -70,7 +70,8 @@ public struct TripCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Start a trip.")
 
         @OptionGroup var journalOptions: JournalOptions
-        @Option(help: ArgumentHelp("The trip mode: \(Trip.modes.joined(separator: ", ")) (default: the last one used).", valueName: "mode"))
+        @Option(help: ArgumentHelp("The trip mode: \(Trip.modes.joined(separator: ", ")) (default: the last one used).", valueName: "mode"),
+                completion: Completions.tripModes)
         var mode: String?
 
         func validate() throws {
@@ -130,7 +131,7 @@ public struct TripCommand: ParsableCommand {
                 try Trip.clear(in: journal)
                 withExtendedLifetime(held) {}
                 Terminal.line("\(trip.mode) trip stopped: \(Format.duration(record.summary.duration)), "
-                              + "\(Format.distance(record.summary.distance)), \(record.summary.points) points")
+                              + "\(Format.distance(record.summary.distance)), \(Plural.count(record.summary.points, "point"))")
             }
         }
     }

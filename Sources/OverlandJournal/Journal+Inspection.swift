@@ -10,8 +10,12 @@ extension Journal {
         public var sealedSegments = 0
         /// Records present (damaged members excluded only where their headers are).
         public var records: UInt64 = 0
-        /// Records below the cursor: acknowledged by the server.
+        /// Records below the cursor: acknowledged by the server (or passed over: see
+        /// `passedAtStart`).
         public var sentRecords: UInt64 = 0
+        /// Records below the cursor that some reader passed over when it began (below its
+        /// `start`): not sent to every reader.
+        public var passedAtStart: UInt64 = 0
         public var sealedRecords: UInt64 = 0
         public var sealedBytes = 0
         public var activeRecords: UInt64 = 0
@@ -27,24 +31,32 @@ extension Journal {
         public struct Reader: Sendable, Equatable {
             public var name: CursorName
             public var cursor: UInt64?
+            /// Records present below the cursor, passed: sent, or passed over.
             public var sentRecords: UInt64 = 0
+            /// Where the reader started (nil: at the journal's start).
+            public var start: UInt64?
+            /// Records present below both `start` and the cursor: passed over when the
+            /// reader began, never sent to it (counted in `sentRecords`).
+            public var passedAtStart: UInt64 = 0
         }
 
         public var unsentRecords: UInt64 { records - sentRecords }
         public var bytes: Int { sealedBytes + activeBytes }
     }
 
-    /// Counts records and bytes by walking every segment's member headers.
-    public func statistics() throws(JournalError) -> Statistics {
+    /// Counts records and bytes by walking every segment's member headers. `starts`: where
+    /// named readers began, for `Reader.passedAtStart`.
+    public func statistics(starts: [CursorName: UInt64] = [:]) throws(JournalError) -> Statistics {
         var result = Statistics()
         result.cursor = try cursor()
         for name in try cursorNames() {
             if case .valid(let next) = try readCursor(for: name) {
-                result.readers.append(Statistics.Reader(name: name, cursor: next))
+                result.readers.append(Statistics.Reader(name: name, cursor: next, start: starts[name]))
             } else {
                 result.readers.append(Statistics.Reader(name: name, cursor: nil))
             }
         }
+        let latestStart = starts.values.max() ?? 0
         let names = try segments()
         for (index, name) in names.enumerated() {
             let limit = index + 1 < names.count ? names[index + 1].firstSequence : .max
@@ -57,8 +69,13 @@ extension Journal {
                 guard end > first else { continue }
                 records += end - first
                 if first < result.cursor { result.sentRecords += min(end, result.cursor) - first }
+                let passedByAll = min(result.cursor, latestStart)
+                if first < passedByAll { result.passedAtStart += min(end, passedByAll) - first }
                 for index in result.readers.indices {
-                    if let next = result.readers[index].cursor, first < next { result.readers[index].sentRecords += min(end, next) - first }
+                    guard let next = result.readers[index].cursor else { continue }
+                    if first < next { result.readers[index].sentRecords += min(end, next) - first }
+                    let passed = min(next, result.readers[index].start ?? 0)
+                    if first < passed { result.readers[index].passedAtStart += min(end, passed) - first }
                 }
                 result.endSequence = max(result.endSequence, end)
             }

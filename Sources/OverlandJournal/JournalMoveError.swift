@@ -1,3 +1,5 @@
+import OverlandJSON
+
 /// Why a move did not complete.
 public enum JournalMoveError: Error, Sendable, CustomStringConvertible {
     /// A sync or another move of the source runs now.
@@ -40,8 +42,8 @@ public enum JournalMoveError: Error, Sendable, CustomStringConvertible {
         case .sameJournal(let path):
             return "'\(path)' is the journal being moved, or inside it"
         case .targetFailed(let error, let report):
-            return "\(error); \(report.segments) segments (\(report.records) records) moved, "
-                + "\(report.remaining) records that were to move stay in the source journal; free space and run the move again"
+            return "\(error); \(Plural.count(report.segments, "segment")) (\(Plural.count(report.records, "record"))) moved, "
+                + "\(Plural.count(report.remaining, "record")) that were to move stay in the source journal; free space and run the move again"
         case .journal(let error):
             return error.description
         }

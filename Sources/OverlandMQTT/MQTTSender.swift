@@ -73,6 +73,9 @@ public final class MQTTSender {
 
         var report = drain(broker: broker)
         state.skippedRecords += UInt64(report.skippedRecords)
+        // Points acknowledged before a failure or an interruption were delivered: the
+        // last delivery is now, whatever ended the run.
+        if report.sentRecords > 0 { state.lastSuccess = wallClock() }
         switch report.outcome {
         case .delivered, .maxTimeReached:
             state.lastAttempt = now
@@ -107,7 +110,7 @@ public final class MQTTSender {
         }
         if let next = state.nextAttempt, next > now, next <= now + Int64(backoff.longestWait) {
             return SyncReport(outcome: .backingOff(until: next),
-                              message: "backing off after \(state.consecutiveFailures) failed attempt(s) until \(ISO8601UTC.string(from: next))")
+                              message: "backing off after \(Plural.count(state.consecutiveFailures, "failed attempt")) until \(ISO8601UTC.string(from: next))")
         }
         if interval > 0, let last = state.lastSuccess, last + Int64(interval) > now, last <= now {
             let next = last + Int64(interval)
@@ -149,7 +152,7 @@ public final class MQTTSender {
         }
         report.backlog = (try? cursor.backlog(journal)) ?? 0
         if report.outcome == .configurationError, let message = report.message {
-            report.message = message + "; \(report.backlog) points kept"
+            report.message = message + "; \(Plural.count(report.backlog, "point")) kept"
         }
         if !listensForCommands { close(gracefully: true) }
         return report

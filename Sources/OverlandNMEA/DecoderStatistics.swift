@@ -1,3 +1,5 @@
+import OverlandJSON
+
 /// Counters of what a decoder read, accepted, skipped and emitted.
 ///
 /// Each stage fills its own counters: the framers count lines and skipped bytes, the
@@ -103,44 +105,45 @@ public struct DecoderStatistics: Sendable, Equatable {
     /// A one-line human summary, e.g. `22388 lines, 22388 sentences (22388 accepted), 5597 fixes`,
     /// naming only the counters that are not zero beyond lines and fixes.
     public func summary() -> String {
-        var parts = ["\(lines) \(lines == 1 ? "line" : "lines")"]
+        var parts = [Plural.count(lines, "line")]
         if sentences > 0 {
-            parts.append("\(sentences) sentences (\(acceptedSentences) accepted)")
+            parts.append("\(Plural.count(sentences, "sentence")) (\(acceptedSentences) accepted)")
         }
         if binaryFrames > 0 {
-            parts.append("\(binaryFrames) UBX frames (\(positionFrames) NAV-PVT/SOL)")
+            parts.append("\(Plural.count(binaryFrames, "UBX frame")) (\(positionFrames) NAV-PVT/SOL)")
         }
         if positionReports > 0 || ignoredReports > 0 {
-            parts.append("\(positionReports) TPV reports")
+            parts.append(Plural.count(positionReports, "TPV report"))
         }
-        let details: [(Int, String)] = [
-            (commentLines, "comment lines"),
-            (uncheckedSentences, "accepted without checksum"),
-            (badChecksums, "bad checksums"),
-            (missingChecksums, "missing checksums"),
-            (ignoredSentences, "ignored sentences"),
-            (malformedSentences, "malformed sentences"),
-            (overlongLines, "overlong lines"),
-            (brokenLines, "broken lines"),
-            (skippedBytes, "bytes skipped"),
-            (ignoredReports, "ignored reports"),
-            (malformedReports, "malformed reports"),
-            (mergedReports, "merged reports"),
-            (invalidFixes, "invalid fixes"),
-            (undatedFixes, "undated fixes"),
-            (weekRolloverCorrections, "week rollover corrections"),
-            (lateSentences, "late sentences"),
-            (ignoredFrames, "ignored UBX frames"),
-            (brokenFrames, "broken UBX frames"),
-            (malformedFrames, "malformed UBX frames"),
-            (supersededFixes, "NMEA fixes superseded by UBX"),
-            (futureFixes, "fixes dated in the future"),
-            (timeOutliers, "time outliers"),
+        // (count, singular, plural): each counted with `Plural`.
+        let details: [(Int, String, String?)] = [
+            (commentLines, "comment line", nil),
+            (uncheckedSentences, "accepted without checksum", "accepted without checksum"),
+            (badChecksums, "bad checksum", nil),
+            (missingChecksums, "missing checksum", nil),
+            (ignoredSentences, "ignored sentence", nil),
+            (malformedSentences, "malformed sentence", nil),
+            (overlongLines, "overlong line", nil),
+            (brokenLines, "broken line", nil),
+            (skippedBytes, "byte skipped", "bytes skipped"),
+            (ignoredReports, "ignored report", nil),
+            (malformedReports, "malformed report", nil),
+            (mergedReports, "merged report", nil),
+            (invalidFixes, "invalid fix", nil),
+            (undatedFixes, "undated fix", nil),
+            (weekRolloverCorrections, "week rollover correction", nil),
+            (lateSentences, "late sentence", nil),
+            (ignoredFrames, "ignored UBX frame", nil),
+            (brokenFrames, "broken UBX frame", nil),
+            (malformedFrames, "malformed UBX frame", nil),
+            (supersededFixes, "NMEA fix superseded by UBX", "NMEA fixes superseded by UBX"),
+            (futureFixes, "fix dated in the future", "fixes dated in the future"),
+            (timeOutliers, "time outlier", nil),
         ]
-        for (count, label) in details where count > 0 {
-            parts.append("\(count) \(label)")
+        for (count, singular, plural) in details where count > 0 {
+            parts.append(Plural.count(count, singular, plural: plural))
         }
-        parts.append("\(fixes) \(fixes == 1 ? "fix" : "fixes")")
+        parts.append(Plural.count(fixes, "fix"))
         return parts.joined(separator: ", ")
     }
 }

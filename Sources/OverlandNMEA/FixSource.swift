@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import OverlandJSON
 #endif
 
 /// The decoder for one input: the format chosen by the caller, or detected from the
@@ -53,8 +54,9 @@ public struct FixSource {
         if bytesRead == 0 { return "it is empty" }
         let kind = sampled > 0 && textBytes * 100 >= sampled * 95 ? "text" : "binary data"
         let s = statistics
-        let other = s.ignoredSentences > 0 ? " (\(s.ignoredSentences) sentences of types without a position)" : ""
-        return "found \(bytesRead) \(bytesRead == 1 ? "byte" : "bytes") of \(kind)\(other), no NMEA position sentence or gpsd report"
+        let other = s.ignoredSentences > 0
+            ? " (\(Plural.count(s.ignoredSentences, "sentence")) of types without a position)" : ""
+        return "found \(Plural.count(bytesRead, "byte")) of \(kind)\(other), no NMEA position sentence or gpsd report"
     }
 
     public mutating func push(_ bytes: UnsafeRawBufferPointer, into fixes: inout [Fix]) {

@@ -185,6 +185,8 @@ public struct ReceiverProfile: Sendable, Equatable, CustomStringConvertible {
                    "Dawarich receives OwnTracks points at /api/v1/owntracks/points and takes its API key as ?api_key="),
         Suggestion(matching: { isHomeAssistantWebhook($0) }, .homeAssistant,
                    "Home Assistant receives OwnTracks messages at /api/webhook/ID (protocol owntracks) and needs a topic naming user and device"),
+        Suggestion(ending: "/api/wayfinder/overland", .wayfinder,
+                   "Wayfinder receives Overland batches at /api/wayfinder/overland/ and drops, while answering ok, any point whose speed, accuracy, altitude or course has a fraction"),
         Suggestion(ending: "/pub", .owntracksRecorder,
                    "OwnTracks Recorder receives OwnTracks messages at /pub (protocol owntracks) and files them under the user and device it is given"),
     ]

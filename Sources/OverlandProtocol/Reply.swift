@@ -20,10 +20,11 @@ public struct Reply: Sendable, Equatable {
         /// 401 or 403: the server refused the credentials.
         case refused(status: Int, reason: String)
         /// 404, 405 or 410: nothing receives uploads at this url (a wrong path, a receiver
-        /// that does not take POST, an endpoint removed). Retrying cannot help: the
+        /// that does not take POST, an endpoint removed, a redirect, which is not followed).
+        /// Retrying cannot help: the
         /// endpoint must be corrected. The points stay queued.
         case wrongEndpoint(status: Int, reason: String)
-        /// Any other status (5xx, other 4xx, an unfollowed redirect): try again later.
+        /// Any other status (5xx, other 4xx): try again later.
         case retryable(String)
     }
 
@@ -54,7 +55,8 @@ public struct Reply: Sendable, Equatable {
     public var set: JSONValue?
 
     /// Classifies a reply from its status and (already size-capped) body. `redirectLocation`
-    /// is the `Location` header of a 3xx, named in the reason.
+    /// is the `Location` header of a 3xx, named in the reason (the caller takes out what
+    /// must not be shown: user information, query, fragment).
     public init(status: Int, body: some Collection<UInt8>, acknowledgement: Acknowledgement = .resultOK,
                 redirectLocation: String? = nil) {
         self.status = status
@@ -108,9 +110,11 @@ public struct Reply: Sendable, Equatable {
         case 404, 405, 410:
             outcome = .wrongEndpoint(status: status, reason: "server answered \(Self.statusText(status))" + detail)
         case 300..<400:
+            // Not followed (the points would go where the endpoint does not say), and no
+            // retry helps: the endpoint must be set to the final url.
             let target = redirectLocation.map { " to '\(Self.cleaned($0))'" } ?? ""
-            outcome = .retryable(
-                "server redirected\(target) (\(status)); redirects are not followed: set the endpoint to the final url")
+            outcome = .wrongEndpoint(
+                status: status, reason: "server redirected\(target) (\(status)), and redirects are not followed (set the endpoint to the final url)")
         default:
             outcome = .retryable("server answered \(Self.statusText(status))" + detail)
         }

@@ -7,7 +7,8 @@ import OverlandJSON
 /// written (see `encode(_:)`). Reading is strict: a missing key means its default, but
 /// an unknown key, a repeated key, a wrong type or a value outside the allowed ones is an
 /// error naming the file and line. A file that cannot be read or parsed is an error too,
-/// never replaced by defaults: the caller must not save over it.
+/// never replaced by defaults: the caller must not save over it. Only the logger and
+/// `overland status` read it tolerating mistakes (`loadTolerating(path:)`), never to save.
 public enum SettingsFile {
     /// The largest settings file read, in bytes.
     public static let maximumSize = 1 << 20
@@ -44,6 +45,21 @@ public enum SettingsFile {
         return try decode(bytes, path: path)
     }
 
+    /// The settings in the file at `path` as far as they can be read, for the logger (which
+    /// never stops logging over a typo) and `overland status` (which shows the problem):
+    /// every key that reads, the default for each that does not (an unknown key is passed
+    /// over, a bad value leaves its key's default), and every default when the file cannot
+    /// be read or parsed at all. `problems` lists what was passed over, in document order;
+    /// empty when `load(path:)` would succeed.
+    public static func loadTolerating(path: String) -> (settings: Settings, problems: [SettingsError]) {
+        do {
+            guard let bytes = try FileIO.readIfExists(path, limit: maximumSize) else { return (Settings(), []) }
+            return decodeTolerating(bytes, path: path)
+        } catch {
+            return (Settings(), [error])
+        }
+    }
+
     /// A warning when the file at `path` is writable by others, readable by them while it
     /// `holdsToken`, or belongs to another user (see `FileIO.exposure(of:)`); nil when private or missing.
     public static func exposure(path: String, holdsToken: Bool) -> String? {
@@ -58,6 +74,23 @@ public enum SettingsFile {
     /// even for escaped or nested keys); a value continued on later lines is reported at
     /// its key. The first mistake in document order is reported.
     public static func decode(_ bytes: [UInt8], path: String) throws(SettingsError) -> Settings {
+        let decoded = try decode(bytes, path: path, tolerating: false)
+        return decoded.settings
+    }
+
+    /// `decode`, passing over what does not read (see `loadTolerating(path:)`).
+    public static func decodeTolerating(_ bytes: [UInt8], path: String) -> (settings: Settings, problems: [SettingsError]) {
+        do {
+            return try decode(bytes, path: path, tolerating: true)
+        } catch {
+            return (Settings(), [error])
+        }
+    }
+
+    /// The one decoding: strict (the first mistake throws) or tolerating (each mistake is
+    /// recorded and its key keeps its default; only a file that is not a JSON object throws).
+    private static func decode(_ bytes: [UInt8], path: String, tolerating: Bool) throws(SettingsError)
+        -> (settings: Settings, problems: [SettingsError]) {
         let locator = KeyLocator(bytes, maxDepth: maximumDepth)
         let document: JSONValue
         do {
@@ -68,14 +101,14 @@ public enum SettingsFile {
         guard case .object(let members) = document else {
             throw .malformed(path: path, line: 1, column: nil, reason: "not a json object: settings are {\"key\": value, ...}")
         }
+        var decoder = Decoder(path: path, locator: locator, tolerating: tolerating)
         if let duplicate = locator.duplicates.min(by: { $0.second < $1.second }) {
-            throw .malformed(
+            try decoder.fail(.malformed(
                 path: path, line: locator.line(atOffset: duplicate.second), column: nil,
-                reason: "key \(quoted(duplicate.path.joined(separator: "."))) appears twice (also on line \(locator.line(atOffset: duplicate.first)))")
+                reason: "key \(quoted(duplicate.path.joined(separator: "."))) appears twice (also on line \(locator.line(atOffset: duplicate.first)))"))
         }
-        var decoder = Decoder(path: path, locator: locator)
         try decoder.decodeTop(members)
-        return decoder.settings
+        return (decoder.settings, decoder.problems)
     }
 
     private static func syntaxError(_ error: JSONError, bytes: [UInt8], locator: KeyLocator, path: String) -> SettingsError {
@@ -106,11 +139,22 @@ public enum SettingsFile {
     private struct Decoder {
         let path: String
         let locator: KeyLocator
+        /// Record mistakes in `problems` and go on, rather than throw the first.
+        let tolerating: Bool
         var settings = Settings()
+        var problems: [SettingsError] = []
 
-        init(path: String, locator: KeyLocator) {
+        init(path: String, locator: KeyLocator, tolerating: Bool) {
             self.path = path
             self.locator = locator
+            self.tolerating = tolerating
+        }
+
+        /// A mistake: thrown when strict, recorded when tolerating (the caller then passes
+        /// over the key, which keeps its default).
+        mutating func fail(_ error: SettingsError) throws(SettingsError) {
+            guard tolerating else { throw error }
+            problems.append(error)
         }
 
         func location(_ path: [String]) -> SettingsLocation {
@@ -135,7 +179,8 @@ public enum SettingsFile {
                 case "wifi_zone": try decodeWifiZone(value)
                 default:
                     guard let field = Field.field(in: .top, key: key) else {
-                        throw unknownKey(key, section: nil, allowed: SettingsFile.topLevelKeys)
+                        try fail(unknownKey(key, section: nil, allowed: SettingsFile.topLevelKeys))
+                        continue
                     }
                     try assign(field, value, at: [key])
                 }
@@ -144,11 +189,13 @@ public enum SettingsFile {
 
         mutating func decodeSection(_ value: JSONValue, key: String, section: Field.Section) throws(SettingsError) {
             guard case .object(let members) = value else {
-                throw .invalidValue(key: key, value: JSONText.render(value), allowed: "an object of \(key) settings", location: location([key]))
+                try fail(.invalidValue(key: key, value: JSONText.render(value), allowed: "an object of \(key) settings", location: location([key])))
+                return
             }
             for (member, value) in inDocumentOrder(members, under: [key]) {
                 guard let field = Field.field(in: section, key: member) else {
-                    throw unknownKey(member, section: key, allowed: Field.fields(in: section).map(\.key))
+                    try fail(unknownKey(member, section: key, allowed: Field.fields(in: section).map(\.key)))
+                    continue
                 }
                 try assign(field, value, at: [key, member])
             }
@@ -161,7 +208,8 @@ public enum SettingsFile {
                 return
             }
             guard case .object(let members) = value else {
-                throw .invalidValue(key: "wifi_zone", value: JSONText.render(value), allowed: allowed, location: location(["wifi_zone"]))
+                try fail(.invalidValue(key: "wifi_zone", value: JSONText.render(value), allowed: allowed, location: location(["wifi_zone"])))
+                return
             }
             // Each member is checked on its own line first, then the zone as a whole.
             var scratch = Settings()
@@ -169,24 +217,31 @@ public enum SettingsFile {
             let memberFields = Field.fields(in: .wifiZone)
             for (member, value) in inDocumentOrder(members, under: ["wifi_zone"]) {
                 guard let field = memberFields.first(where: { $0.key == member }) else {
-                    throw unknownKey(member, section: "wifi_zone", allowed: memberFields.map(\.key))
+                    try fail(unknownKey(member, section: "wifi_zone", allowed: memberFields.map(\.key)))
+                    return
                 }
                 guard field.assign(&scratch, value) else {
-                    throw .invalidValue(
+                    try fail(.invalidValue(
                         key: field.filePath, value: JSONText.render(value), allowed: field.allowed,
-                        location: location(["wifi_zone", member]))
+                        location: location(["wifi_zone", member])))
+                    return
                 }
             }
             guard members.count == memberFields.count else {
-                throw .invalidValue(key: "wifi_zone", value: JSONText.render(value), allowed: allowed, location: location(["wifi_zone"]))
+                try fail(.invalidValue(key: "wifi_zone", value: JSONText.render(value), allowed: allowed, location: location(["wifi_zone"])))
+                return
             }
             settings.wifiZone = scratch.wifiZone
         }
 
         mutating func assign(_ field: Field, _ value: JSONValue, at path: [String]) throws(SettingsError) {
-            guard field.assign(&settings, value) else {
-                throw .invalidValue(key: field.filePath, value: JSONText.render(value), allowed: field.allowedInJSON, location: location(path))
+            // A failed assignment leaves the key as it was (its default).
+            var assigned = settings
+            guard field.assign(&assigned, value) else {
+                try fail(.invalidValue(key: field.filePath, value: JSONText.render(value), allowed: field.allowedInJSON, location: location(path)))
+                return
             }
+            settings = assigned
         }
     }
 

@@ -13,6 +13,8 @@ public struct SetupLink: Sendable, Equatable {
     public var url: String
     /// The token; nil when the link has none or an empty one.
     public var token: String?
+    /// True when the link has `token=` with nothing after it (which clears the token).
+    public var emptyToken = false
     /// The device id, checked and trimmed; nil when the link has none.
     public var deviceID: String?
     /// `unique_id=yes|no` (also true|false); nil when the link does not say.
@@ -67,12 +69,13 @@ public struct SetupLink: Sendable, Equatable {
 
         if let token = parameters["token"], !token.isEmpty {
             guard let valid = Validation.token(token) else {
-                throw .invalidSetupLink(reason: "the token holds a control character")
+                throw .invalidSetupLink(reason: "the token is not \(Validation.tokenAllowed)")
             }
             self.token = valid
         } else {
             token = nil
         }
+        emptyToken = parameters["token"]?.isEmpty == true
 
         if let id = parameters["device_id"] {
             guard let valid = Validation.deviceID(id) else {

@@ -47,12 +47,13 @@ enum Validation {
         return (1...65535).contains(port)
     }
 
-    static let tokenAllowed = "a non-empty text without control characters"
+    static let tokenAllowed = "a text without control characters, not empty nor only whitespace"
 
-    /// `text` when it can travel in an HTTP header: not empty, no control characters
-    /// (a newline would smuggle a header in).
+    /// `text` when it can travel in an HTTP header: not empty nor only whitespace (a blank
+    /// token is a mistake every receiver refuses, and a header trims it to nothing), no
+    /// control characters (a newline would smuggle a header in).
     static func token(_ text: String) -> String? {
-        guard !text.isEmpty, !hasControlCharacter(text) else { return nil }
+        guard !text.isEmpty, !text.allSatisfy(\.isWhitespace), !hasControlCharacter(text) else { return nil }
         return text
     }
 

@@ -76,6 +76,12 @@ public struct SyncConfiguration: Sendable, Equatable {
         return token
     }
 
+    /// Which receiver this is, as ``SyncState/failuresAgainst`` records it: failures
+    /// against another fingerprint (the url or token changed since) no longer apply.
+    public var receiverFingerprint: String {
+        SyncState.fingerprint(endpoint: endpoint, token: effectiveToken)
+    }
+
     /// The protocol the receiver is spoken to in: `wireProtocol`, except that the Overland
     /// protocol's `owntracks` logging mode sends OwnTracks messages (protocol reference,
     /// section 6).

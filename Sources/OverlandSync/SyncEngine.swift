@@ -149,10 +149,15 @@ public final class SyncEngine: Sendable {
         } catch {
             return SyncReport(outcome: .stateError, message: "\(error)")
         }
-        if state.forgetFailures(unlessAgainst: receiverFingerprint) {
-            warnings.append("the destination changed since the last failed attempt: trying it now, no backoff")
+        // A user who fixed a wrong url or token expects the next run to try it: neither
+        // the backoff nor the send interval since the last delivery holds it (sending off
+        // still does).
+        let changed = state.forgetFailures(unlessAgainst: configuration.receiverFingerprint)
+        var report = await drain(state: &state, sendNow: sendNow, destinationChanged: changed,
+                                 onProgress: onProgress, onSet: onSet, onIssue: onIssue)
+        if changed, report.outcome != .sendingOff {
+            warnings.append(Self.destinationChangedNote)
         }
-        var report = await drain(state: &state, sendNow: sendNow, onProgress: onProgress, onSet: onSet, onIssue: onIssue)
         // Held until here: the lock covers the whole run, state file included.
         withExtendedLifetime(lock) {}
         report.warnings.insert(contentsOf: warnings, at: 0)
@@ -160,9 +165,11 @@ public final class SyncEngine: Sendable {
     }
 
     /// The receiver this run sends to, as ``SyncState/failuresAgainst`` records it.
-    private var receiverFingerprint: String {
-        SyncState.fingerprint(endpoint: configuration.endpoint, token: configuration.effectiveToken)
-    }
+    private var receiverFingerprint: String { configuration.receiverFingerprint }
+
+    /// What a run says when the destination changed since its failures.
+    public static let destinationChangedNote =
+        "the destination changed since the last failed attempt: trying it now (no backoff, no send interval)"
 
     /// This destination's state file in the journal's `state/`.
     var stateFileName: String { SyncState.fileName(forDestination: cursorName.text) }
@@ -217,7 +224,8 @@ public final class SyncEngine: Sendable {
         /// A 429 or 503 may say how long to wait (Retry-After, honoured up to a cap).
         var retryAfter: Int64?
         var cursorMoved = false
-        var stateSavedAfterRecovery: Bool
+        /// Whether the state was saved since the run's first delivery (see `acknowledged`).
+        var stateSavedAfterDelivery = false
         /// Whether cursor writes are grouped (receivers of one point per request).
         var groupsCursorWrites = false
         /// Where the cursor goes at the next write, when it has not been written yet.
@@ -229,7 +237,6 @@ public final class SyncEngine: Sendable {
 
         init(state: SyncState) {
             self.state = state
-            stateSavedAfterRecovery = state.consecutiveFailures == 0
         }
 
         mutating func fail(_ outcome: SyncReport.Outcome, _ message: String) {
@@ -245,11 +252,12 @@ public final class SyncEngine: Sendable {
     private func drain(
         state: inout SyncState,
         sendNow: Bool,
+        destinationChanged: Bool,
         onProgress: ((SyncProgress) -> Void)?,
         onSet: ((JSONValue) -> Void)?,
         onIssue: JournalIssueHandler?
     ) async -> SyncReport {
-        if !sendNow, let held = schedule(state: state, now: wallClock()) { return held }
+        if !sendNow, let held = schedule(state: state, now: wallClock(), ignoringInterval: destinationChanged) { return held }
         let listeners = Listeners(onProgress: onProgress, onSet: onSet, onIssue: onIssue)
         let receiver: any Receiver
         let builder: BatchBuilder
@@ -372,7 +380,7 @@ public final class SyncEngine: Sendable {
     /// (status, Retry-After, geocode) recorded.
     private func classify(_ httpReply: HTTPReply, as receiver: any Receiver, progress: inout Progress) -> Reply {
         let reply = Reply(status: httpReply.status, body: httpReply.body, acknowledgement: receiver.acknowledgement,
-                          redirectLocation: httpReply.header("Location"))
+                          redirectLocation: httpReply.header("Location").map(EndpointURL.forDisplay))
         if httpReply.status == 429 || httpReply.status == 503 {
             progress.retryAfter = httpReply.header("Retry-After").flatMap { RetryAfter.seconds($0, now: wallClock()) }
         }
@@ -402,10 +410,11 @@ public final class SyncEngine: Sendable {
         progress.state.consecutiveFailures = 0
         progress.state.nextAttempt = nil
         progress.state.failuresAgainst = nil
-        if !progress.stateSavedAfterRecovery {
-            // Clear the backoff at once, so that a run killed during a long drain does not
-            // leave the next one waiting.
-            progress.stateSavedAfterRecovery = true
+        if !progress.stateSavedAfterDelivery {
+            // Saved at the run's first delivery (once a run): a run killed during a long
+            // drain leaves neither the backoff for the next one to wait out nor "last
+            // sent never" for `overland status` while points have gone.
+            progress.stateSavedAfterDelivery = true
             do { try progress.state.save(in: journal, as: stateFileName) } catch { progress.report.warnings.append(error.description) }
         }
         if let set = reply.set { listeners.onSet?(set) }
@@ -473,7 +482,7 @@ public final class SyncEngine: Sendable {
         }
         progress.report.backlog = (try? journal.backlog(for: cursorName)) ?? 0
         if progress.report.outcome == .configurationError, let message = progress.report.message {
-            progress.report.message = message + "; \(progress.report.backlog) points kept"
+            progress.report.message = message + "; \(Plural.count(progress.report.backlog, "point")) kept"
         }
         return progress.report
     }
@@ -500,8 +509,9 @@ public final class SyncEngine: Sendable {
         return SecretRedaction.hiding([token, basic], in: whole)
     }
 
-    /// Why a run must not send now, or nil when it may.
-    private func schedule(state: SyncState, now: Int64) -> SyncReport? {
+    /// Why a run must not send now, or nil when it may. `ignoringInterval`: the send
+    /// interval since the last delivery does not hold it (the destination changed).
+    private func schedule(state: SyncState, now: Int64, ignoringInterval: Bool) -> SyncReport? {
         guard let interval = configuration.sendIntervalSeconds else {
             return SyncReport(outcome: .sendingOff,
                               message: "sending is off (send interval 'off'): nothing is sent until it is changed back, or with --now")
@@ -510,11 +520,11 @@ public final class SyncEngine: Sendable {
         if let next = state.nextAttempt, next > now, next <= now + Int64(backoff.longestWait) {
             let failures = state.consecutiveFailures
             var report = SyncReport(outcome: .backingOff(until: next),
-                                    message: "backing off after \(failures) failed attempt(s) until \(ISO8601UTC.string(from: next))")
+                                    message: "backing off after \(Plural.count(failures, "failed attempt")) until \(ISO8601UTC.string(from: next))")
             report.lastStatus = state.lastStatus
             return report
         }
-        if interval > 0, let last = state.lastSuccess, last + Int64(interval) > now, last <= now {
+        if !ignoringInterval, interval > 0, let last = state.lastSuccess, last + Int64(interval) > now, last <= now {
             let next = last + Int64(interval)
             return SyncReport(outcome: .notDue(nextSend: next),
                               message: "next send due at \(ISO8601UTC.string(from: next))")

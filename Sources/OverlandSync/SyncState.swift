@@ -11,7 +11,8 @@ import OverlandJournal
 ///      "last_error":null,"geocode":"Ottawa, Ontario","skipped_records":0}
 ///
 /// After a failure it also holds `"failures_against":"3f1c0d2e9a8b7c6d"`: see
-/// ``failuresAgainst``.
+/// ``failuresAgainst``; a destination added after records were logged holds
+/// `"start_sequence":807`: see ``startSequence``.
 ///
 /// Times are UTC, `YYYY-MM-DDTHH:MM:SSZ`. The file is replaced whole (temporary file,
 /// fsync, rename, directory fsync), mode 0600. A reader ignores keys it does not know; a
@@ -42,6 +43,11 @@ public struct SyncState: Sendable, Equatable {
     /// When the destination changes, its failures and backoff no longer apply: a user who
     /// fixes a wrong URL or token expects the next run to try it. Absent in older files.
     public var failuresAgainst: String?
+    /// Where the destination's cursor was placed when it was added (`overland destination
+    /// add`): the records before it were passed over, never sent to it, and `overland
+    /// journal stats` does not count them as sent. Absent for the default destination
+    /// and in older files.
+    public var startSequence: UInt64?
 
     /// Creates an empty state: never sent, never failed.
     public init() {}
@@ -83,6 +89,7 @@ public struct SyncState: Sendable, Equatable {
         geocode = value["geocode"]?.string
         skippedRecords = value["skipped_records"]?.double.flatMap { $0 >= 0 && $0 < 1e18 ? UInt64($0) : nil } ?? 0
         failuresAgainst = value["failures_against"]?.string
+        startSequence = value["start_sequence"]?.double.flatMap { $0 >= 0 && $0 < 1e18 && $0 == $0.rounded() ? UInt64($0) : nil }
     }
 
     /// A fingerprint of a receiver's URL and token: 16 hex digits of their 64-bit FNV-1a
@@ -138,6 +145,10 @@ public struct SyncState: Sendable, Equatable {
         if let failuresAgainst {
             writer.appendRaw(#","failures_against":"#)
             writer.appendString(failuresAgainst)
+        }
+        if let startSequence {
+            writer.appendRaw(#","start_sequence":"#)
+            writer.appendInteger(Int64(clamping: startSequence))
         }
         writer.appendRaw("}\n")
         return writer.bytes

@@ -98,7 +98,7 @@ import Glibc
         let sandbox = try Self.prepare()
         let added = try Self.destination(sandbox, ["add", "compass", "https://compass.example/api/input", "--from-start"])
         #expect(added.succeeded, "\(added)")
-        #expect(added.stdoutText.contains("starts at the journal's first record (0): 30 records wait"), "\(added.stdoutText)")
+        #expect(added.stdoutText.contains("starts at the journal's first record (0): 30 records waiting"), "\(added.stdoutText)")
         #expect(added.stderrText.contains("overland destination set compass profile compass"), "\(added.stderrText)")
         #expect(try Self.cursor(sandbox, "compass") == 0)
         // Suggested, never applied.
@@ -106,6 +106,42 @@ import Glibc
         #expect(show.stdoutLines.contains { $0.hasPrefix("profile") && $0.hasSuffix("none") }, "\(show.stdoutText)")
         let given = try Self.destination(sandbox, ["add", "compass2", "https://compass.example/api/input", "--profile", "compass"])
         #expect(given.succeeded && given.stderrText.isEmpty, "\(given)")
+    }
+
+    /// `remove` while a sync holds the journal's cursor lock: nothing is removed (not the
+    /// destination, not its cursor) and the exit status is 75; once the sync ends, it goes.
+    @Test func removeDuringASyncRemovesNothing() throws {
+        let sandbox = try Self.prepare()
+        #expect(try Self.destination(sandbox, ["add", "backup", "http://127.0.0.1:9/other", "--from-start"]).succeeded)
+        let journal = try Journal(path: sandbox.journal)
+        var held: JournalLock? = try #require(try journal.tryLockCursors())
+        let busy = try Self.destination(sandbox, ["remove", "backup"])
+        #expect(busy.exitStatus == 75 && busy.stderrLines.count == 1 && busy.stdout.isEmpty, "\(busy)")
+        #expect(busy.stderrText.contains("try again"), "\(busy)")
+        let file = try String(contentsOfFile: destinationsPath(sandbox), encoding: .utf8)
+        #expect(file.contains("\"backup\""), "the destination is still configured: \(file)")
+        #expect(try journal.cursorNames().contains(try #require(CursorName("backup"))))
+        withExtendedLifetime(held) {}
+        held = nil
+        let removed = try Self.destination(sandbox, ["remove", "backup"])
+        #expect(removed.succeeded && removed.stdoutText == "removed backup\n", "\(removed)")
+        #expect(try !journal.cursorNames().contains(try #require(CursorName("backup"))))
+    }
+
+    /// Added at the journal's end, a destination is told how many records it will not get:
+    /// those in the journal, not 0.
+    @Test func addAtTheEndCountsTheRecordsAlreadyThere() throws {
+        let sandbox = try Self.prepare()
+        let added = try Self.destination(sandbox, ["add", "late", "http://127.0.0.1:9/other"])
+        #expect(added.succeeded, "\(added)")
+        #expect(added.stdoutText.contains("to send it the 30 records already there"), "\(added.stdoutText)")
+        // One record: counted in the singular.
+        let single = try ReliabilitySandbox(prefix: "overland-destination")
+        try single.logEpochs(0..<1)
+        let one = try Self.destination(single, ["add", "one", "http://127.0.0.1:9/other"])
+        #expect(one.succeeded, "\(one)")
+        #expect(one.stdoutText.contains("starts at the journal's end (record 1)"), "\(one.stdoutText)")
+        #expect(one.stdoutText.contains("to send it the 1 record already there"), "\(one.stdoutText)")
     }
 
     /// Removing a destination releases the segments only it still needed.

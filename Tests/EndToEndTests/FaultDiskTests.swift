@@ -103,7 +103,7 @@ struct FaultDiskTests {
         fifo.write(SyntheticDrive.text(next..<next + 100))
         next += 100
         fifo.close()
-        let result = child.wait(timeout: .seconds(30))
+        let result = child.wait()
         #expect(result.succeeded, "\(result)")
         let epochs = JournalInvariant.check(try sandbox.records(journal).records, context: "after space came back")
         #expect(epochs == Array(0..<next), "\(epochs.count) of \(next)")
@@ -149,7 +149,7 @@ struct FaultDiskTests {
         let fifo = try ReliabilityFIFO(path: sandbox.directory.appending("input.fifo"))
         let live = try fifo.start(sandbox.log, ["--journal", journal, "--device-id", "reliability"])
         fifo.write(SyntheticDrive.text(200..<210))
-        let liveResult = live.wait(timeout: .seconds(10))
+        let liveResult = live.wait()
         fifo.close()
         #expect(liveResult.exitStatus == 74 && !liveResult.timedOut, "a live logger on a read-only journal: \(liveResult)")
         #expect(liveResult.stderrText.contains("read-only file system"), "\(liveResult.stderrText)")

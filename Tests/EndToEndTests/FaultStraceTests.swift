@@ -34,7 +34,7 @@ struct FaultStraceTests {
         runner.environment = environment
         var options = ["-f", "-y", "-qq", "-o", log, "-e", "trace=" + traced.joined(separator: ",")]
         if let inject { options += ["-e", "inject=" + inject] }
-        return try runner.run(options + ["--", program] + arguments, timeout: .seconds(120))
+        return try runner.run(options + ["--", program] + arguments)
     }
 
     /// The calls named `names` in a strace log, in order.

@@ -28,7 +28,7 @@ import Glibc
 
     /// Raw deflate data of `payload`, from /bin/gzip (header and trailer taken off).
     static func deflate(_ payload: [UInt8]) throws -> [UInt8] {
-        let gzip = try ToolRunner(executable: "/bin/gzip").run(["-c", "-n", "-9"], stdin: payload, timeout: .seconds(120))
+        let gzip = try ToolRunner(executable: "/bin/gzip").run(["-c", "-n", "-9"], stdin: payload)
         guard gzip.succeeded, gzip.stdout.count > 18 else { throw ToolRunnerError(description: "gzip: \(gzip)") }
         return Array(gzip.stdout[10..<(gzip.stdout.count - 8)])
     }
@@ -242,11 +242,10 @@ import Glibc
     /// verify, sync --dry-run and a logger run on `journal`; none may crash or hang.
     static func runCommands(_ sandbox: ReliabilitySandbox, _ journal: String, context: String,
                             sourceLocation: SourceLocation = #_sourceLocation) throws -> Outcome {
-        let verify = try sandbox.overland.run(["journal", "verify", "--journal", journal], timeout: .seconds(30))
-        let dryRun = try sandbox.sync.run(["--journal", journal, "--url", "http://127.0.0.1:9/x", "--dry-run"], timeout: .seconds(30))
+        let verify = try sandbox.overland.run(["journal", "verify", "--journal", journal])
+        let dryRun = try sandbox.sync.run(["--journal", journal, "--url", "http://127.0.0.1:9/x", "--dry-run"])
         let log = try sandbox.log.run(["--journal", journal, "--device-id", "reliability",
-                                       try sandbox.file("hostile-\(context.filter { $0.isLetter || $0.isNumber }).nmea", SyntheticDrive.text(900..<905))],
-                                      timeout: .seconds(30))
+                                       try sandbox.file("hostile-\(context.filter { $0.isLetter || $0.isNumber }).nmea", SyntheticDrive.text(900..<905))])
         for (name, result) in [("verify", verify), ("sync --dry-run", dryRun), ("overland-log", log)] {
             #expect(result.signal == nil && !result.timedOut, "\(context): \(name) crashed or hung: \(result)", sourceLocation: sourceLocation)
             // Nothing from outside the journal, no terminal escapes from a hostile name.

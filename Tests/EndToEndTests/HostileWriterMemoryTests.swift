@@ -85,7 +85,7 @@ struct HostileWriterMemoryTests {
         let (floor, bound) = try Self.bound(sandbox)
         let input = Array((20..<25).map { HostileNumbersLogTests.epoch($0) }.joined().utf8)
         let (result, peak) = try HostileMeasure.peakRSS(sandbox.logger, ["--journal", sandbox.journal, "--commit-interval", "0"],
-                                                       stdin: input, timeout: .seconds(300))
+                                                       stdin: input)
         #expect(result.exitStatus == 0, "\(result)")
         #expect(peak > 0 && peak < bound, "overland-log: peak RSS \(peak >> 20) MiB, floor \(floor >> 20) MiB")
         print("peak RSS, overland-log on a 200 MiB torn tail: \(peak >> 20) MiB (floor \(floor >> 20) MiB)")
@@ -102,8 +102,7 @@ struct HostileWriterMemoryTests {
         let path = Self.segmentPath(sandbox, end)
         try Self.writeSegment(path, [try Self.member(sandbox, end), nil, try Self.member(sandbox, end + 1)])
         let (floor, bound) = try Self.bound(sandbox)
-        let (result, peak) = try HostileMeasure.peakRSS(sandbox.overland, ["journal", "seal", "--journal", sandbox.journal],
-                                                       timeout: .seconds(300))
+        let (result, peak) = try HostileMeasure.peakRSS(sandbox.overland, ["journal", "seal", "--journal", sandbox.journal])
         #expect(result.exitStatus == 0, "\(result)")
         #expect(peak > 0 && peak < bound, "journal seal: peak RSS \(peak >> 20) MiB, floor \(floor >> 20) MiB")
         print("peak RSS, journal seal of a 200 MiB damaged segment: \(peak >> 20) MiB (floor \(floor >> 20) MiB)")
@@ -126,8 +125,7 @@ struct HostileWriterMemoryTests {
         // A newer segment: the damaged one is not the newest, which only repair looks into.
         try HostileJournalTests.write(try Self.member(sandbox, end + 2), to: Self.segmentPath(sandbox, end + 2))
         let (floor, bound) = try Self.bound(sandbox)
-        let (result, peak) = try HostileMeasure.peakRSS(sandbox.overland, ["journal", "repair", "--journal", sandbox.journal],
-                                                       timeout: .seconds(300))
+        let (result, peak) = try HostileMeasure.peakRSS(sandbox.overland, ["journal", "repair", "--journal", sandbox.journal])
         #expect(result.exitStatus == 0, "\(result)")
         #expect(peak > 0 && peak < bound, "journal repair: peak RSS \(peak >> 20) MiB, floor \(floor >> 20) MiB")
         print("peak RSS, journal repair of a 200 MiB damaged sealed segment: \(peak >> 20) MiB (floor \(floor >> 20) MiB)")
@@ -147,8 +145,7 @@ struct HostileWriterMemoryTests {
         ])
         let target = sandbox.directory.appending("target")
         let (floor, bound) = try Self.bound(sandbox)
-        let (result, peak) = try HostileMeasure.peakRSS(sandbox.overland, ["journal", "move", "--journal", sandbox.journal, "--to", target],
-                                                       timeout: .seconds(300))
+        let (result, peak) = try HostileMeasure.peakRSS(sandbox.overland, ["journal", "move", "--journal", sandbox.journal, "--to", target])
         #expect(result.exitStatus != nil && result.signal == nil, "\(result)")
         #expect(result.stderrText.contains("is damaged") || result.stdoutText.contains("is damaged"), "\(result)")
         #expect(peak > 0 && peak < bound, "journal move: peak RSS \(peak >> 20) MiB, floor \(floor >> 20) MiB")

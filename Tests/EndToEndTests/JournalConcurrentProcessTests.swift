@@ -17,8 +17,8 @@ import Glibc
         let arguments = ["2000", "--commit-every", "3", "--segment-bytes", "6000"]
         let a = try Torture.runner.start(["append", journal] + arguments + ["--writer", "A"])
         let b = try Torture.runner.start(["append", journal] + arguments + ["--writer", "B"])
-        let resultA = a.wait(timeout: .seconds(180))
-        let resultB = b.wait(timeout: .seconds(180))
+        let resultA = a.wait()
+        let resultB = b.wait()
         #expect(resultA.succeeded, "A: \(resultA)")
         #expect(resultB.succeeded, "B: \(resultB)")
         let committed = Torture.committed(in: resultA.stdoutLines + resultB.stdoutLines)
@@ -86,7 +86,7 @@ import Glibc
             previous = records.count
             if records.count > 0 && records.count < total { readsDuringWrites += 1 }
         }
-        let result = child.wait(timeout: .seconds(60))
+        let result = child.wait()
         #expect(result.succeeded, "\(result)")
         #expect(readsDuringWrites >= 3, "only \(readsDuringWrites) reads overlapped the writes")
         let (records, issues) = try Torture.read(journal)

@@ -25,7 +25,7 @@ import Glibc
             let target = Int.random(in: 1...40, using: &random)
             var lines = 0
             while lines < target {
-                let (line, timedOut) = child.readLine(timeout: .seconds(30))
+                let (line, timedOut) = child.readLine()
                 #expect(!timedOut, "no commit within 30 s: \(child.stderrSoFar)")
                 guard let line else { break }
                 if line.hasPrefix("committed ") { lines += 1 }
@@ -34,7 +34,7 @@ import Glibc
             let delay = Int.random(in: 0...3, using: &random)
             if delay > 0 { usleep(UInt32(delay * 300)) }
             child.kill(SIGKILL)
-            let result = child.wait(timeout: .seconds(30))
+            let result = child.wait()
             #expect(result.termination == .signaled(SIGKILL), "\(writer): \(result)")
             #expect(!result.stderrText.contains("journal-torture:"), "\(writer): \(result.stderrText)")
             // Everything printed before the kill counts, including lines not yet read.

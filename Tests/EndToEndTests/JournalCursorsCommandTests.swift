@@ -60,8 +60,9 @@ import OverlandJournal
         let json = try sandbox.overland(["journal", "stats", "--journal", sandbox.source, "--json"])
         #expect(json.succeeded, "\(json)")
         #expect(json.stdoutText.contains("\"sent\":10,"), "sent by every reader: \(json.stdoutText)")
-        #expect(json.stdoutText.contains("\"readers\":{\"default\":{\"cursor\":27,\"sent\":27,\"unsent\":98},"
-            + "\"home\":{\"cursor\":10,\"sent\":10,\"unsent\":115},\"traccar\":{\"cursor\":100,\"sent\":100,\"unsent\":25}}"),
+        #expect(json.stdoutText.contains("\"readers\":{\"default\":{\"cursor\":27,\"sent\":27,\"unsent\":98,\"passed_when_added\":0},"
+            + "\"home\":{\"cursor\":10,\"sent\":10,\"unsent\":115,\"passed_when_added\":0},"
+            + "\"traccar\":{\"cursor\":100,\"sent\":100,\"unsent\":25,\"passed_when_added\":0}}"),
                 "\(json.stdoutText)")
         let text = try sandbox.overland(["journal", "stats", "--journal", sandbox.source])
         #expect(text.stdoutLines.contains("  traccar: 100 sent, 25 unsent (cursor 100)"), "\(text.stdoutText)")

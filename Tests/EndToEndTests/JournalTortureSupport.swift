@@ -111,14 +111,14 @@ enum Torture {
 
     /// Runs `journal-torture recover` (an appender opens and repairs) and expects success.
     static func recover(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> ToolResult {
-        let result = try runner.run(["recover", path], timeout: .seconds(60))
+        let result = try runner.run(["recover", path])
         #expect(result.succeeded, "recover: \(result)", sourceLocation: sourceLocation)
         return result
     }
 
     /// Reads through the command as well: "SEQ LINE" lines, no issue on stderr.
     static func readWithCommand(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [Record] {
-        let result = try runner.run(["read", path], timeout: .seconds(60))
+        let result = try runner.run(["read", path])
         #expect(result.succeeded, "read: \(result)", sourceLocation: sourceLocation)
         #expect(result.stderr.isEmpty, "read reported: \(result.stderrText)", sourceLocation: sourceLocation)
         return try result.stdoutLines.map { line in

@@ -20,7 +20,7 @@ struct LogEpochClosingTests {
         logSleep(6.5)
         #expect(child.isRunning)
         child.kill(SIGKILL)
-        _ = child.wait(timeout: .seconds(30))
+        _ = child.wait()
         fifo.close()
         let times = try sandbox.records().map(\.timestamp)
         #expect(times == (0..<20).map { GeneratedNMEA.time($0) })
@@ -46,7 +46,7 @@ struct LogEpochClosingTests {
         // known) would be the fallback. Either way well under the next epoch plus the window.
         #expect(clock.now - started < .seconds(3))
         fifo.close()
-        let result = child.wait(timeout: .seconds(30))
+        let result = child.wait()
         #expect(result.succeeded, "\(result)")
         #expect(try sandbox.records().map(\.timestamp) == (0..<3).map { GeneratedNMEA.time($0) })
     }
@@ -70,7 +70,7 @@ struct LogEpochClosingTests {
         }
         #expect(count == 5)
         child.kill(SIGKILL)
-        _ = child.wait(timeout: .seconds(30))
+        _ = child.wait()
         fifo.close()
     }
 }

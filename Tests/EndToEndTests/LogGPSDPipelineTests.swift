@@ -104,8 +104,7 @@ struct LogGPSDPipelineTests {
             environment: sandbox.logger.environment.merging([
                 "GPSFAKE": tools.gpsfake, "CAPTURE": LogSamples.capture(LogGPSD.capture),
                 "LOGGER": sandbox.logger.executable, "JOURNAL": sandbox.journal,
-            ]) { $1 },
-            timeout: .seconds(60))
+            ]) { $1 })
         let records = (try? sandbox.records()) ?? []
         // gpsfake needs a pseudo-terminal and must be able to start gpsd.
         try #require(!records.isEmpty || result.stderrText.contains("TPV reports"), "gpsfake did not replay the capture: \(result)")
@@ -125,10 +124,10 @@ struct LogGPSDPipelineTests {
         let gpsfake = try ToolRunner(executable: "/bin/sh").start(
             ["-c", #"exec "$0" -1 -q -p -P "$1" "$2" >/dev/null 2>&1"#, tools.gpsfake, "\(port)",
              LogSamples.capture(LogGPSD.capture)])
-        defer { gpsfake.killGroup(SIGKILL); _ = gpsfake.wait(timeout: .seconds(5)) }
-        guard LogGPSD.waitForListener(port: port, timeout: .seconds(15)) else {
+        defer { gpsfake.killGroup(SIGKILL); _ = gpsfake.wait() }
+        guard LogGPSD.waitForListener(port: port, timeout: ToolRunner.hangGuard) else {
             gpsfake.killGroup(SIGKILL)
-            let failed = gpsfake.wait(timeout: .seconds(5))
+            let failed = gpsfake.wait()
             Issue.record("gpsfake did not start gpsd on port \(port): \(failed)")
             return
         }
@@ -138,8 +137,7 @@ struct LogGPSDPipelineTests {
             environment: sandbox.logger.environment.merging([
                 "GPSPIPE": tools.gpspipe, "MODE": mode, "PORT": "\(port)",
                 "LOGGER": sandbox.logger.executable, "JOURNAL": sandbox.journal,
-            ]) { $1 },
-            timeout: .seconds(30))
+            ]) { $1 })
         #expect(result.succeeded, "\(result)")
         #expect(!result.timedOut)
         // gpsfake started feeding when its own client connected: gpspipe may miss the first
@@ -147,7 +145,7 @@ struct LogGPSDPipelineTests {
         let expected = mode == "-r" ? "sentences" : "TPV reports"
         #expect(result.stderrText.contains(expected), "\(mode) read as \(expected): \(result.stderrText)")
         try LogGPSD.check(try sandbox.records(), minimum: 8)
-        let finished = gpsfake.wait(timeout: .seconds(30))
+        let finished = gpsfake.wait()
         #expect(!finished.timedOut, "gpsfake -1 ends after one pass")
     }
 }

@@ -27,7 +27,7 @@ struct LogLiveInputTests {
         #expect(sandbox.recordCount() == 0, "nothing committed yet")
 
         child.kill(signal)
-        let result = child.wait(timeout: .seconds(30))
+        let result = child.wait()
         fifo.close()
         #expect(result.termination == .exited(0), "\(result)")
         #expect(!result.timedOut)
@@ -61,7 +61,7 @@ struct LogLiveInputTests {
 
         fifo.write(epochs[30..<40].joined())
         fifo.close()
-        let result = child.wait(timeout: .seconds(30))
+        let result = child.wait()
         #expect(result.succeeded, "\(result)")
         #expect(try sandbox.records().map(\.timestamp) == Self.times(epochs[0..<40]))
     }
@@ -81,7 +81,7 @@ struct LogLiveInputTests {
         }
         logSleep(0.3)
         child.kill(SIGKILL)
-        let killed = child.wait(timeout: .seconds(30))
+        let killed = child.wait()
         #expect(killed.termination == .signaled(SIGKILL), "\(killed)")
 
         let verify = try sandbox.overlandJournal("journal", "verify")
@@ -131,7 +131,7 @@ struct LogLiveInputTests {
         #expect(child.isRunning, "SIGHUP does not stop the logger")
         fifo.write(epochs[60..<180].joined())
         fifo.close()
-        let result = child.wait(timeout: .seconds(30))
+        let result = child.wait()
         #expect(result.succeeded, "\(result)")
 
         let logged = try sandbox.records().map(\.timestamp)

@@ -29,7 +29,7 @@ struct LogSourcesTests {
         func start() throws {
             let runner = ToolRunner(executable: try SystemTool.require("socat"))
             socat = try runner.start(["pty,raw,echo=0,link=\(port)", "pty,raw,echo=0,link=\(feed)"])
-            let deadline = ContinuousClock.now + .seconds(10)
+            let deadline = ContinuousClock.now + ToolRunner.hangGuard
             while !(FileManager.default.fileExists(atPath: port) && FileManager.default.fileExists(atPath: feed)) {
                 guard ContinuousClock.now < deadline else { throw ToolRunnerError(description: "socat made no pty pair") }
                 usleep(10_000)
@@ -43,14 +43,14 @@ struct LogSourcesTests {
             if feedFD >= 0 { close(feedFD) }
             feedFD = -1
             socat?.kill(SIGTERM)
-            _ = socat?.wait(timeout: .seconds(10))
+            _ = socat?.wait()
             socat = nil
         }
 
         func write(_ text: String) {
             let bytes = Array(text.utf8)
             var offset = 0
-            let deadline = ContinuousClock.now + .seconds(10)
+            let deadline = ContinuousClock.now + ToolRunner.hangGuard
             while offset < bytes.count && ContinuousClock.now < deadline {
                 let written = bytes.withUnsafeBytes { Glibc.write(feedFD, $0.baseAddress! + offset, bytes.count - offset) }
                 if written > 0 { offset += written } else { usleep(5_000) }
@@ -75,8 +75,8 @@ struct LogSourcesTests {
         }
     }
 
-    static func waitForRecords(_ sandbox: LogSandbox, atLeast count: UInt64, timeout: Double = 20) -> UInt64 {
-        let deadline = ContinuousClock.now + .seconds(timeout)
+    static func waitForRecords(_ sandbox: LogSandbox, atLeast count: UInt64, timeout: Duration = ToolRunner.hangGuard) -> UInt64 {
+        let deadline = ContinuousClock.now + timeout
         var seen: UInt64 = 0
         while ContinuousClock.now < deadline {
             seen = sandbox.recordCount()
@@ -91,7 +91,7 @@ struct LogSourcesTests {
         let pair = try PTYPair(directory: sandbox.directory)
         defer { pair.stop() }
         let child = try sandbox.logger.start(["--journal", sandbox.journal, "--commit-interval", "0", pair.port, "--baud", "4800"])
-        defer { child.kill(SIGKILL); _ = child.wait(timeout: .seconds(10)) }
+        defer { child.kill(SIGKILL); _ = child.wait() }
         Self.feed(pair, 0..<10)
         #expect(Self.waitForRecords(sandbox, atLeast: 10) == 10)
         let settings = try #require(pair.settings())
@@ -102,7 +102,7 @@ struct LogSourcesTests {
         #expect(settings.c_iflag & tcflag_t(ICRNL) == 0, "raw: no CR translation")
         #expect(settings.c_cflag & tcflag_t(CLOCAL) != 0, "modem lines ignored")
         child.kill(SIGTERM)
-        let result = child.wait(timeout: .seconds(30))
+        let result = child.wait()
         #expect(result.termination == .exited(0), "\(result)")
     }
 
@@ -111,7 +111,7 @@ struct LogSourcesTests {
         let pair = try PTYPair(directory: sandbox.directory)
         defer { pair.stop() }
         let child = try sandbox.logger.start(["--journal", sandbox.journal, "--commit-interval", "0", pair.port])
-        defer { child.kill(SIGKILL); _ = child.wait(timeout: .seconds(10)) }
+        defer { child.kill(SIGKILL); _ = child.wait() }
         // The receiver talks all along; detection listens, then the logger reads on.
         Self.feed(pair, 0..<60)
         #expect(Self.waitForRecords(sandbox, atLeast: 20) >= 20)
@@ -120,7 +120,7 @@ struct LogSourcesTests {
         // A pseudo-terminal passes every rate: the first tried is the one found.
         #expect(cfgetispeed(&copy) == speed_t(B9600))
         child.kill(SIGTERM)
-        let result = child.wait(timeout: .seconds(30))
+        let result = child.wait()
         #expect(result.termination == .exited(0), "\(result)")
     }
 
@@ -128,7 +128,7 @@ struct LogSourcesTests {
         let sandbox = try LogSandbox()
         let pair = try PTYPair(directory: sandbox.directory)
         let child = try sandbox.logger.start(["--journal", sandbox.journal, "--commit-interval", "0", pair.port, "--baud", "9600"])
-        defer { child.kill(SIGKILL); _ = child.wait(timeout: .seconds(10)); pair.stop() }
+        defer { child.kill(SIGKILL); _ = child.wait(); pair.stop() }
         Self.feed(pair, 0..<10)
         #expect(Self.waitForRecords(sandbox, atLeast: 10) == 10)
         pair.stop()
@@ -139,7 +139,7 @@ struct LogSourcesTests {
         Self.feed(pair, 10..<20)
         #expect(Self.waitForRecords(sandbox, atLeast: 20) == 20)
         child.kill(SIGTERM)
-        let result = child.wait(timeout: .seconds(30))
+        let result = child.wait()
         #expect(result.termination == .exited(0), "\(result)")
         #expect(result.stderrText.contains("gone; waiting for it to come back"), "\(result.stderrText)")
         #expect(result.stderrText.contains(": back"), "\(result.stderrText)")
@@ -156,7 +156,7 @@ struct LogSourcesTests {
         let clock = ContinuousClock()
         let signalled = clock.now
         child.kill(SIGTERM)
-        let result = child.wait(timeout: .seconds(30))
+        let result = child.wait()
         #expect(result.termination == .exited(0), "\(result)")
         #expect(clock.now - signalled < .seconds(3), "not after every rate was tried")
     }
@@ -176,7 +176,7 @@ struct LogSourcesTests {
         let port = LogGPSD.freePort()
         let child = try sandbox.logger.start(["--journal", sandbox.journal, "--commit-interval", "0", "--stats",
                                               "--gpsd", "127.0.0.1:\(port)"])
-        defer { child.kill(SIGKILL); _ = child.wait(timeout: .seconds(10)) }
+        defer { child.kill(SIGKILL); _ = child.wait() }
         logSleep(1)
         #expect(child.isRunning, "waits for gpsd")
 
@@ -186,11 +186,11 @@ struct LogSourcesTests {
         let recent = Int64(Date().timeIntervalSince1970) / 60 * 60 - 7200
         let firstCapture = try sandbox.file("first.nmea", text: GeneratedNMEA.epochs(0..<100, start: recent))
         let first = try Self.startGPSFake(port: port, capture: firstCapture)
-        let firstCount = Self.waitForRecords(sandbox, atLeast: 10, timeout: 30)
+        let firstCount = Self.waitForRecords(sandbox, atLeast: 10)
         #expect(firstCount >= 10, "points from the first gpsd")
         // gpsd stops (as on `systemctl restart gpsd`).
         first.killGroup(SIGTERM)
-        _ = first.wait(timeout: .seconds(20))
+        _ = first.wait()
         logSleep(1)
         #expect(child.isRunning, "gpsd gone: the logger waits for it")
 
@@ -198,7 +198,7 @@ struct LogSourcesTests {
         let start = recent + 3600
         let capture = try sandbox.file("second.nmea", text: GeneratedNMEA.epochs(0..<100, start: start))
         let second = try Self.startGPSFake(port: port, capture: capture)
-        let deadline = ContinuousClock.now + .seconds(40)
+        let deadline = ContinuousClock.now + ToolRunner.hangGuard
         var fromSecond = 0
         while ContinuousClock.now < deadline {
             fromSecond = (try? sandbox.records().filter { $0.timestamp >= start && $0.timestamp < start + 100 }.count) ?? 0
@@ -207,9 +207,9 @@ struct LogSourcesTests {
         }
         #expect(fromSecond >= 10, "points from the second gpsd after reconnecting")
         second.killGroup(SIGKILL)
-        _ = second.wait(timeout: .seconds(10))
+        _ = second.wait()
         child.kill(SIGTERM)
-        let result = child.wait(timeout: .seconds(30))
+        let result = child.wait()
         #expect(result.termination == .exited(0), "\(result)")
         #expect(result.stderrText.contains("TPV reports"), "\(result.stderrText)")
         #expect(result.stderrText.contains("gpsd at 127.0.0.1:\(port): back"), "\(result.stderrText)")
@@ -219,9 +219,9 @@ struct LogSourcesTests {
         let gpsfake = try #require(LogGPSD.gpsfake, "gpsfake is installed by scripts/install-dependencies")
         let child = try ToolRunner(executable: "/bin/sh").start(
             ["-c", #"exec "$0" -1 -q -c 0.01 -P "$1" "$2" >/dev/null 2>&1"#, gpsfake, "\(port)", capture])
-        guard LogGPSD.waitForListener(port: port, timeout: .seconds(15)) else {
+        guard LogGPSD.waitForListener(port: port, timeout: ToolRunner.hangGuard) else {
             child.killGroup(SIGKILL)
-            throw ToolRunnerError(description: "gpsfake did not start gpsd on port \(port): \(child.wait(timeout: .seconds(5)))")
+            throw ToolRunnerError(description: "gpsfake did not start gpsd on port \(port): \(child.wait())")
         }
         return child
     }

@@ -258,7 +258,7 @@ final class LogSandbox: @unchecked Sendable {
         merged["LOG_FIFO"] = fifo.path
         let child = try shell.start(["-c", "exec \"$0\" \"$@\" < \"$LOG_FIFO\"", logger.executable, "--journal", journal] + arguments,
                                     environment: merged)
-        try fifo.openForWriting(timeout: .seconds(20))
+        try fifo.openForWriting(timeout: ToolRunner.hangGuard)
         return child
     }
 }
@@ -320,7 +320,7 @@ final class LogFIFO: @unchecked Sendable {
     }
 
     /// Waits until the reader has taken everything written (then gives it `settle` to act on it).
-    func waitUntilRead(timeout: Duration = .seconds(20), settle: Double = 0.3) {
+    func waitUntilRead(timeout: Duration = ToolRunner.hangGuard, settle: Double = 0.3) {
         let deadline = ContinuousClock.now + timeout
         while unread > 0 && ContinuousClock.now < deadline { usleep(10_000) }
         logSleep(settle)

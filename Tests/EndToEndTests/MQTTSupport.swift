@@ -59,20 +59,20 @@ final class MosquittoBroker: @unchecked Sendable {
     func start() throws {
         let child = try ToolRunner(executable: Self.executable).start(["-c", configPath])
         process = child
-        let deadline = ContinuousClock.now + .seconds(15)
+        let deadline = ContinuousClock.now + ToolRunner.hangGuard
         while ContinuousClock.now < deadline {
             if Self.accepts(port: port) { return }
             usleep(20_000)
         }
         child.kill()
-        throw ToolRunnerError(description: "mosquitto did not listen on 127.0.0.1:\(port): \(child.wait(timeout: .seconds(5)))")
+        throw ToolRunnerError(description: "mosquitto did not listen on 127.0.0.1:\(port): \(child.wait())")
     }
 
     /// kill -9 by pid, and reaps it.
     func kill() {
         guard let process else { return }
         process.kill(SIGKILL)
-        _ = process.wait(timeout: .seconds(10))
+        _ = process.wait()
         self.process = nil
     }
 
@@ -82,7 +82,7 @@ final class MosquittoBroker: @unchecked Sendable {
         guard let process else { return nil }
         process.kill(SIGTERM)
         self.process = nil
-        return process.wait(timeout: .seconds(10))
+        return process.wait()
     }
 
     deinit { stop() }
@@ -105,7 +105,7 @@ final class MosquittoBroker: @unchecked Sendable {
     func publish(_ arguments: [String], user: (String, String)? = nil) throws -> ToolResult {
         var connection = ["-h", "127.0.0.1", "-p", "\(port)"]
         if let user { connection += ["-u", user.0, "-P", user.1] }
-        return try ToolRunner(executable: "/usr/bin/mosquitto_pub").run(connection + arguments, timeout: .seconds(20))
+        return try ToolRunner(executable: "/usr/bin/mosquitto_pub").run(connection + arguments)
     }
 
     /// `mosquitto_sub -C count -W seconds`, to the end: e.g. a retained message.
@@ -140,7 +140,7 @@ final class LiveSubscriber: @unchecked Sendable {
 
     /// Publishes probes on `ROOT/probe` until one arrives (the subscription is in place).
     func waitUntilSubscribed() throws {
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + ToolRunner.hangGuard
         var attempt = 0
         while ContinuousClock.now < deadline {
             attempt += 1
@@ -158,7 +158,7 @@ final class LiveSubscriber: @unchecked Sendable {
 
     /// Reads lines until `count` messages on `topic` arrived or `timeout` passes.
     @discardableResult
-    func collect(on topic: String, count: Int, timeout: Duration = .seconds(30)) -> [String] {
+    func collect(on topic: String, count: Int, timeout: Duration = ToolRunner.hangGuard) -> [String] {
         let deadline = ContinuousClock.now + timeout
         var found = payloads(on: topic).count
         while found < count, ContinuousClock.now < deadline {
@@ -177,7 +177,7 @@ final class LiveSubscriber: @unchecked Sendable {
 
     func stop() {
         process.kill(SIGTERM)
-        _ = process.wait(timeout: .seconds(5))
+        _ = process.wait()
     }
 
     deinit { stop() }

@@ -59,7 +59,7 @@ import Glibc
         // PUBACKs of that moment wait in the paused sync's socket; it reads them when it
         // goes on (SIGCONT), then finds the connection gone.
         let run = try sandbox.sync.start(["--journal", sandbox.journal, "--url", brokerURL(broker), "--now"])
-        let deadline = ContinuousClock.now + .seconds(60)
+        let deadline = ContinuousClock.now + ToolRunner.hangGuard
         while (try? sandbox.cursor()) ?? 0 < 3_000, ContinuousClock.now < deadline { usleep(1_000) }
         run.kill(SIGSTOP)
         var seen = -1
@@ -69,7 +69,7 @@ import Glibc
         }
         broker.kill()
         run.kill(SIGCONT)
-        let first = run.wait(timeout: .seconds(60))
+        let first = run.wait()
         let cursorAfterKill = try sandbox.cursor()
         try #require(cursorAfterKill < UInt64(logged), "the drain ended before the kill: make the journal longer")
         #expect(first.exitStatus == 75, "\(first)")
@@ -83,7 +83,7 @@ import Glibc
         #expect(second.succeeded, "\(second)")
         #expect(try sandbox.cursor() == UInt64(logged))
         let expectedTotal = arrivedBeforeKill + (logged - Int(cursorAfterKill))
-        let payloads = subscriber.collect(on: Self.topic, count: expectedTotal, timeout: .seconds(60))
+        let payloads = subscriber.collect(on: Self.topic, count: expectedTotal)
         let times = payloads.compactMap(ownTracksMessage).compactMap { ($0["tst"] as? NSNumber)?.int64Value }
         try #require(times.count == payloads.count)
         // Nothing lost: every point arrived.
@@ -174,7 +174,7 @@ import Glibc
         // A port that listens and never answers: the TCP handshake completes, no CONNACK comes.
         let port = SilentPort.reserve()
         let started = ContinuousClock.now
-        let result = try sandbox.sync.run(["--journal", sandbox.journal, "--url", "mqtt://127.0.0.1:\(port)", "--now"], timeout: .seconds(40))
+        let result = try sandbox.sync.run(["--journal", sandbox.journal, "--url", "mqtt://127.0.0.1:\(port)", "--now"])
         let took = ContinuousClock.now - started
         #expect(took < .seconds(20), "\(took)")
         #expect(result.exitStatus == 75, "\(result)")
@@ -205,12 +205,12 @@ import Glibc
         let broker = try MosquittoBroker(directory: sandbox.directory.path)
         let subscriber = try LiveSubscriber(broker: broker, root: "owntracks")
         let watch = try sandbox.sync.start(["--journal", sandbox.journal, "--url", brokerURL(broker), "--watch", "--now"])
-        defer { watch.kill(); _ = watch.wait(timeout: .seconds(5)) }
+        defer { watch.kill(); _ = watch.wait() }
         // The drain shows the command subscription is in place (subscribed before it).
         try #require(subscriber.collect(on: Self.topic, count: 10).count == 10)
 
         try broker.publish(["-q", "1", "-t", Self.topic + "/cmd", "-m", #"{"_type":"cmd","action":"reportLocation"}"#])
-        let reported = subscriber.collect(on: Self.topic, count: 11, timeout: .seconds(10))
+        let reported = subscriber.collect(on: Self.topic, count: 11)
         try #require(reported.count == 11, "\(watch.stderrSoFar)")
         let answer = try #require(ownTracksMessage(reported[10]))
         #expect(answer["t"] as? String == "r")
@@ -220,7 +220,7 @@ import Glibc
             + #""locatorInterval":30,"endpoint":"http://attacker.example/","token":"stolen","noSuchKey":1}}"#
         try broker.publish(["-q", "1", "-t", Self.topic + "/cmd", "-m", configuration])
         var settings = ""
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + ToolRunner.hangGuard
         while ContinuousClock.now < deadline {
             settings = (try? String(contentsOfFile: sandbox.settingsPath, encoding: .utf8)) ?? ""
             if settings.contains("min_time") { break }
@@ -230,7 +230,7 @@ import Glibc
         #expect(!settings.contains("attacker"))
         #expect(!settings.contains("stolen"))
         watch.kill(SIGTERM)
-        let stderr = watch.wait(timeout: .seconds(10)).stderrText
+        let stderr = watch.wait().stderrText
         #expect(stderr.contains("noSuchKey"), "\(stderr)")
         #expect(stderr.contains("endpoint"), "\(stderr)")
     }

@@ -116,7 +116,7 @@ struct SyncRunner {
         runner.environment = MoveSandbox.environment(sandbox.directory)
         // The logger's device (the journals' manifests say "van"): the copy checks pass.
         runner.environment["OVERLAND_DEVICE_ID"] = "van"
-        return try runner.run(["--journal", journal, "--url", url, "--now"], timeout: .seconds(60))
+        return try runner.run(["--journal", journal, "--url", url, "--now"])
     }
 }
 

@@ -38,12 +38,12 @@ struct MoveSandbox {
     /// Runs `overland journal move --journal SOURCE --to TARGET EXTRA`, with a fault point armed.
     func move(_ extra: [String] = [], to target: String? = nil, fault: String? = nil) throws -> ToolResult {
         try runner.run(["journal", "move", "--journal", source, "--to", target ?? self.target] + extra,
-                       environment: ["OVERLAND_FAULT_POINT": fault], timeout: .seconds(60))
+                       environment: ["OVERLAND_FAULT_POINT": fault])
     }
 
     /// Runs `overland ARGUMENTS`.
     func overland(_ arguments: [String], environment: [String: String?] = [:]) throws -> ToolResult {
-        try runner.run(arguments, environment: environment, timeout: .seconds(60))
+        try runner.run(arguments, environment: environment)
     }
 }
 

@@ -86,7 +86,7 @@ import Glibc
         for _ in 0..<100 where access(journal + "/segments", F_OK) != 0 { usleep(50_000) }
         sleep(2)
         logger.kill(SIGTERM)
-        let result = logger.wait(timeout: .seconds(30))
+        let result = logger.wait()
         #expect(result.termination == .exited(0), "\(result)")
         let stats = try package.run("overland", ["journal", "stats", "--journal", journal, "--json"], environment: environment)
         let object = try JSONSerialization.jsonObject(with: Data(stats.stdout)) as? [String: Any]
@@ -121,7 +121,7 @@ import Glibc
             .run(["-a", "/lib/systemd/system/.", package.root + "/usr/lib/systemd/system/"])
         #expect(copy.succeeded, "\(copy)")
         let verify = try ToolRunner(executable: PackageSupport.tool("systemd-analyze"))
-            .run(["verify", "--man=no", "--root=" + package.root] + units.map { "/lib/systemd/system/" + $0 }, timeout: .seconds(120))
+            .run(["verify", "--man=no", "--root=" + package.root] + units.map { "/lib/systemd/system/" + $0 })
         #expect(verify.succeeded, "\(verify)")
         #expect(verify.stderrText.isEmpty, "\(verify.stderrText)")
 
@@ -234,15 +234,15 @@ struct InstalledPackage: Sendable {
         let command = ["--root=" + root, "--admindir=" + admindir, "--log=" + root + "/var/log/dpkg.log"] + arguments
         let environment: [String: String?] = ["PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"]
         if getuid() == 0 {
-            return try ToolRunner(executable: dpkg).run(command, environment: environment, timeout: .seconds(300))
+            return try ToolRunner(executable: dpkg).run(command, environment: environment)
         }
         return try ToolRunner(executable: try PackageSupport.tool("fakeroot"))
-            .run([dpkg] + command, environment: environment, timeout: .seconds(300))
+            .run([dpkg] + command, environment: environment)
     }
 
     /// An installed command, run by its path in the root.
     func run(_ command: String, _ arguments: [String], environment: [String: String?] = [:]) throws -> ToolResult {
-        try ToolRunner(executable: root + "/usr/bin/" + command).run(arguments, environment: environment, timeout: .seconds(120))
+        try ToolRunner(executable: root + "/usr/bin/" + command).run(arguments, environment: environment)
     }
 
     func linkTarget(_ path: String) throws -> String {

@@ -44,7 +44,7 @@ import Glibc
         for line in more { try appender.append(Array(line.utf8)) }
         try appender.sealActive()
         let second = try sandbox.move()
-        #expect(second.succeeded && second.stdoutText.contains("moved 1 segments, 35 records"), "\(second)")
+        #expect(second.succeeded && second.stdoutText.contains("moved 1 segment, 35 records"), "\(second)")
         let target = try #require(try JournalView.read(sandbox.target))
         #expect(target.unsent == Array(lines[27...]) + more)
         #expect(zip(target.records, target.records.dropFirst()).allSatisfy { $0.sequence + 1 == $1.sequence })

@@ -40,7 +40,7 @@ import Glibc
         #expect(view.cursor == 1)
         #expect(view.issues.isEmpty)
         let verify = try sandbox.overland(["journal", "verify", "--journal", path])
-        #expect(verify.succeeded && verify.stdoutText.contains("1 segments, 3 intact records, 0 damaged ranges"), "\(verify)")
+        #expect(verify.succeeded && verify.stdoutText.contains("1 segment, 3 intact records, 0 damaged ranges"), "\(verify)")
         let text = try SystemTool.run("zcat", [path + "/segments/00000000000000000000.jsonl.gz"])
         #expect(text.stdoutText == Self.records.joined(separator: "\n") + "\n")
         let csv = try sandbox.overland(["export", "--journal", path, "--format", "csv"])

@@ -33,7 +33,7 @@ import Glibc
     }
 
     /// Waits until the journal holds `count` records (or gives up after `timeout`).
-    static func waitForRecords(_ journal: String, count: UInt64, timeout: Duration = .seconds(20)) -> Bool {
+    static func waitForRecords(_ journal: String, count: UInt64, timeout: Duration = ToolRunner.hangGuard) -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let journal = try? Journal(path: journal), let stats = try? journal.statistics(), stats.records >= count {
@@ -79,7 +79,7 @@ import Glibc
             }
             next = runStart + fed
             fedTotal += fed
-            let result = child.wait(timeout: .seconds(30))
+            let result = child.wait()
             #expect(result.termination == .signaled(SIGKILL), "kill \(kill): \(result)")
             #expect(!result.stderrText.contains("overland-log:"), "kill \(kill): \(result.stderrText)")
 
@@ -113,7 +113,7 @@ import Glibc
         let child = try sandbox.log.start(["--journal", journal, "--device-id", "reliability", "--commit-interval", "0.05"],
                                           stdin: true)
         child.writeInput(Array(SyntheticDrive.text(next..<next + 100).utf8))
-        let finished = child.wait(timeout: .seconds(60))
+        let finished = child.wait()
         #expect(finished.succeeded, "\(finished)")
         let (records, issues) = try sandbox.records()
         #expect(issues.isEmpty, "\(issues)")

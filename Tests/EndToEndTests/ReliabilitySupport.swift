@@ -360,8 +360,7 @@ enum FaultTools {
     /// skipped then; a missing strace is not a reason (those tests fail, naming it).
     static let ptraceDenied: Bool = {
         guard let path = SystemTool.find("strace") else { return false }
-        let result = try? ToolRunner(executable: path).run(["-f", "-o", "/dev/null", "-e", "inject=getpid:error=EPERM:when=1", "/bin/true"],
-                                                          timeout: .seconds(20))
+        let result = try? ToolRunner(executable: path).run(["-f", "-o", "/dev/null", "-e", "inject=getpid:error=EPERM:when=1", "/bin/true"])
         return result?.succeeded != true
     }()
     static let ptraceDeniedReason: Comment = "ptrace is not permitted in this container (no package can allow it): strace cannot inject faults"
@@ -450,7 +449,7 @@ final class ReliabilityFIFO: @unchecked Sendable {
         shell.environment = runner.environment
         let child = try shell.start(["-c", "exec \"$0\" \"$@\" < \"$RELIABILITY_FIFO\"", runner.executable] + arguments,
                                     environment: environment.merging(["RELIABILITY_FIFO": path]) { $1 })
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + ToolRunner.hangGuard
         while fd < 0 {
             fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
             if fd < 0 {

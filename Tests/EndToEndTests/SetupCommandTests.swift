@@ -40,6 +40,45 @@ import Testing
         #expect(try sandbox.configSucceeds("get", "device_id") == ["van"])
     }
 
+    /// A link with `token=` and nothing after it clears the token: said on stderr, not
+    /// only as a change line; a token of whitespace only is refused (64), changing nothing.
+    @Test func anEmptyTokenIsSaidAndABlankOneRefused() throws {
+        let sandbox = try ConfigSandbox()
+        try sandbox.configSucceeds("set", "token", Self.token)
+        let blank = try sandbox.run(["setup", "overland://setup?url=https://new.example/in&token=%20%20%09"])
+        #expect(blank.exitStatus == 64 && blank.stderrLines.count == 1, "\(blank)")
+        #expect(blank.failureLine.contains("the token is not") && blank.failureLine.contains("whitespace"), "\(blank)")
+        #expect(try sandbox.configSucceeds("get", "token") == [Self.token])
+        let empty = try sandbox.run(["setup", "overland://setup?url=https://new.example/in&token="])
+        #expect(empty.succeeded, "\(empty)")
+        #expect(empty.stdoutLines.contains("token: •••• -> (none)"), "\(empty)")
+        #expect(empty.stderrLines.count == 1 && empty.failureLine.hasPrefix("overland setup: warning: its token= is empty: the token is cleared"),
+                "\(empty.stderrText)")
+        #expect(!empty.stderrText.contains(Self.token))
+        // Nothing to clear: nothing said.
+        let again = try sandbox.run(["setup", "overland://setup?url=https://other.example/in&token="])
+        #expect(again.succeeded && again.stderrText.isEmpty, "\(again)")
+    }
+
+    /// A token of whitespace only is refused wherever a token is given.
+    @Test func aBlankTokenIsRefusedEverywhere() throws {
+        let sandbox = try ConfigSandbox()
+        let set = try sandbox.config("set", "token", "   ")
+        #expect(set.exitStatus == 64 && set.stderrLines.count == 1 && set.failureLine.contains("only whitespace"), "\(set)")
+        let piped = try sandbox.run(["config", "set", "token", "--stdin"], stdinText: " \t \n")
+        #expect(piped.exitStatus == 64 || piped.exitStatus == 78, "\(piped)")
+        #expect(piped.stderrLines.count == 1, "\(piped)")
+        try sandbox.writeSettings(#"{"endpoint": "http://127.0.0.1:9/in", "token": "  "}"#)
+        let list = try sandbox.config("list")
+        #expect(list.exitStatus == 78 && list.failureLine.contains("\"token\"") && list.failureLine.contains("only whitespace"), "\(list)")
+        try sandbox.writeSettings(#"{"endpoint": "http://127.0.0.1:9/in"}"#)
+        let environment = try sandbox.run(["status"], environment: ["OVERLAND_TOKEN": " "])
+        #expect(environment.exitStatus == 78 && environment.failureLine.contains("OVERLAND_TOKEN"), "\(environment)")
+        let destination = try sandbox.run(["destination", "add", "backup", "http://127.0.0.1:9/in", "--token-stdin"], stdinText: "   \n")
+        #expect(destination.exitStatus == 64 || destination.exitStatus == 78, "\(destination)")
+        #expect(destination.failureLine.contains("whitespace"), "\(destination)")
+    }
+
     @Test func unknownParametersAreWarnings() throws {
         let sandbox = try ConfigSandbox()
         let result = try sandbox.run(["setup", "overland://setup?url=https://gps.example&colour=red"])

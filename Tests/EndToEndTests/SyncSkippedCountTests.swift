@@ -31,7 +31,7 @@ import Testing
         #expect(server.requests.count == 1)
         let sent = try #require(SyntheticDrive.index(ofRecord: request.bodyText))
         #expect(sent == 109, "the newest by time (epoch 109), not the last logged (epoch 4): \(request.bodyText)")
-        #expect(result.stderrText.contains("1 points sent") && result.stderrText.contains("14 older skipped"), "\(result.stderrText)")
+        #expect(result.stderrText.contains("1 point sent") && result.stderrText.contains("14 older skipped"), "\(result.stderrText)")
         let stats = try Self.stats(sandbox)
         #expect(stats["records"] as? Int == 15)
         #expect(stats["sent"] as? Int == 1, "\(stats)")

@@ -80,6 +80,8 @@ import Testing
         ("https://dawarich.example/api/v1/owntracks/points", "dawarich"),
         ("https://ha.example:8123/api/webhook/0a1b2c3d", "home-assistant"),
         ("http://recorder.example:8083/pub", "owntracks-recorder"),
+        ("https://wayfinder.example/api/wayfinder/overland/", "wayfinder"),
+        ("https://wayfinder.example/api/wayfinder/overland", "wayfinder"),
         ("https://x.example/owntracks/pub?u=a&d=b", "owntracks-recorder"),
     ])
     func unambiguousPathsSuggestTheirProfile(url: String, expected: String) throws {

@@ -58,7 +58,8 @@ import Testing
         #expect(Self.reply(410, #"{"error":"removed"}"#).outcome == .wrongEndpoint(status: 410, reason: "server answered 410 gone: removed"))
         #expect(Self.reply(418, "").outcome == .retryable("server answered 418"))
         let redirect = Reply(status: 301, body: [], redirectLocation: "https://example.com/new")
-        #expect(redirect.outcome == .retryable("server redirected to 'https://example.com/new' (301); redirects are not followed: set the endpoint to the final url"))
+        #expect(redirect.outcome == .wrongEndpoint(
+            status: 301, reason: "server redirected to 'https://example.com/new' (301), and redirects are not followed (set the endpoint to the final url)"))
     }
 
     @Test func geocodeAndSetOnlyWhenDelivered() {

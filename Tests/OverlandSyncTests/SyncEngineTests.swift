@@ -193,13 +193,17 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
 
     @Test func redirectIsNotFollowed() async throws {
         let server = try await TestServer { _, _ in
-            .reply(status: 302, body: "", headers: ["Location": "http://elsewhere.invalid/steal"])
+            .reply(status: 302, body: "", headers: ["Location": "http://user:pw@elsewhere.invalid/steal?token=abc#frag"])
         }
         defer { Task { await server.stop() } }
         let fixture = try JournalFixture(points: 2)
         let report = try await sync(fixture, .test(server))
-        #expect(report.outcome == .retryLater)
-        #expect(report.message?.contains("'http://elsewhere.invalid/steal'") == true)
+        // A configuration error (the endpoint must change), not a retry forever; the
+        // Location is shown as urls are, without user information, query or fragment.
+        #expect(report.outcome == .configurationError)
+        #expect(report.message?.contains("'http://elsewhere.invalid/steal'") == true, "\(report.message ?? "")")
+        #expect(report.message?.contains("pw") == false && report.message?.contains("abc") == false)
+        #expect(fixture.state.nextAttempt != nil)
         #expect(server.requests.count == 1)
         #expect(fixture.cursor == 0)
     }
@@ -389,7 +393,7 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
         let configuration = SyncConfiguration.test(server)
         async let first = sync(fixture, configuration)
         // Wait until the first run is inside its request.
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(hangGuardSeconds)
         while server.requests.isEmpty && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         let second = try await sync(fixture, configuration)
         #expect(second.outcome == .alreadyRunning)
@@ -457,6 +461,40 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
         #expect(fixture.cursor == 2)
         #expect(fixture.state.failuresAgainst == nil)
         #expect(fixture.state.nextAttempt == nil)
+    }
+
+    /// A run that delivered a batch and then failed, within the send interval; the user
+    /// fixes the url: the next run does what it says ("trying it now"), rather than
+    /// saying so and then "not due".
+    @Test func aChangedURLIsTriedAtOnceWithinTheSendInterval() async throws {
+        let flaky = try await TestServer { index, _ in index == 0 ? TestServer.ok() : .reply(status: 500, body: "") }
+        defer { Task { await flaky.stop() } }
+        let fixed = try await TestServer()
+        defer { Task { await fixed.stop() } }
+        let fixture = try JournalFixture(points: 4)
+        let clock = TestClock()
+        var broken = SyncConfiguration.test(flaky)
+        broken.batchSize = 2
+        broken.sendIntervalSeconds = 300
+        let partial = try await sync(fixture, broken, clock: clock)
+        #expect(partial.outcome == .retryLater && partial.sentRecords == 2)
+        #expect(fixture.state.lastSuccess == clock.now, "a partly delivered run records its delivery")
+        clock.advance(5)
+        var repaired = SyncConfiguration.test(fixed)
+        repaired.sendIntervalSeconds = 300
+        let retried = try await sync(fixture, repaired, clock: clock)
+        #expect(retried.outcome == .delivered && retried.sentRecords == 2, "\(retried)")
+        #expect(retried.warnings == [SyncEngine.destinationChangedNote])
+        #expect(fixture.cursor == 4)
+        // Sending off still holds it, and then nothing claims a try.
+        clock.advance(5)
+        try fixture.append(points: 1)
+        let failing = try await sync(fixture, SyncConfiguration.test(flaky), clock: clock)
+        #expect(failing.outcome == .retryLater)
+        var off = SyncConfiguration.test(fixed)
+        off.sendIntervalSeconds = nil
+        let held = try await sync(fixture, off, clock: clock)
+        #expect(held.outcome == .sendingOff && held.warnings.isEmpty, "\(held)")
     }
 
     @Test func sendIntervalGatesRunsAndNowOverrides() async throws {

@@ -17,6 +17,12 @@ import Musl
 /// Built products are found next to the test process itself (`/proc/self/exe` is
 /// `.build/debug/<package>PackageTests.xctest`), so tests run whatever `swift build` made.
 struct ToolRunner: Sendable {
+    /// How long a test waits for an event (a line, an exit, a file, a listener) before it
+    /// calls the wait hung: a guard against a hang, never a measure of speed. Generous
+    /// enough that no load reaches it (a run that takes a second idle took a minute at
+    /// load 6-8 on two cores); a test about timing injects its clock or sets its own.
+    static let hangGuard: Duration = .seconds(600)
+
     /// The directory of the built products (`.build/debug`).
     static let productsDirectory: String = {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
@@ -47,7 +53,7 @@ struct ToolRunner: Sendable {
     /// Runs to the end. The child is killed (SIGKILL) and `timedOut` set if it runs longer
     /// than `timeout`.
     func run(_ arguments: [String], environment extra: [String: String?] = [:], stdin: [UInt8]? = nil,
-             timeout: Duration = .seconds(60)) throws -> ToolResult {
+             timeout: Duration = ToolRunner.hangGuard) throws -> ToolResult {
         let child = try start(arguments, environment: extra, stdin: stdin != nil)
         if let stdin { child.writeInput(stdin) }
         child.closeInput()
@@ -56,7 +62,7 @@ struct ToolRunner: Sendable {
 
     /// Runs `run` with text on standard input.
     func run(_ arguments: [String], environment extra: [String: String?] = [:], stdinText: String,
-             timeout: Duration = .seconds(60)) throws -> ToolResult {
+             timeout: Duration = ToolRunner.hangGuard) throws -> ToolResult {
         try run(arguments, environment: extra, stdin: Array(stdinText.utf8), timeout: timeout)
     }
 
@@ -236,7 +242,7 @@ final class RunningTool: @unchecked Sendable {
 
     /// The next line of standard output (without its newline), nil at end of output, or
     /// nil with `timedOut` when none came in time.
-    func readLine(timeout: Duration = .seconds(30)) -> (line: String?, timedOut: Bool) {
+    func readLine(timeout: Duration = ToolRunner.hangGuard) -> (line: String?, timedOut: Bool) {
         let deadline = ContinuousClock.now + timeout
         while true {
             if let newline = stdoutBuffer[stdoutConsumed...].firstIndex(of: UInt8(ascii: "\n")) {
@@ -263,7 +269,7 @@ final class RunningTool: @unchecked Sendable {
 
     /// Waits for the child to end (killing it after `timeout`) and returns everything it
     /// printed, including lines already taken with `readLine`.
-    func wait(timeout: Duration = .seconds(60)) -> ToolResult {
+    func wait(timeout: Duration = ToolRunner.hangGuard) -> ToolResult {
         closeInput()
         let deadline = ContinuousClock.now + timeout
         var timedOut = false
