@@ -143,7 +143,7 @@ struct Status {
         }
         lines.append(("queued", "\(queued) points"))
         lines.append(("last sent", sync.lastSuccess.map { "\(ago($0)) (\(ISO8601UTC.string(from: $0)))" } ?? "never"))
-        if let error = sync.lastError, sync.consecutiveFailures > 0 {
+        if let error = sync.lastError.map(hidingSecrets), sync.consecutiveFailures > 0 {
             lines.append(("server", "\(error) (\(sync.consecutiveFailures) failed attempts)"))
         } else if let geocode = sync.geocode {
             lines.append(("server", geocode))
@@ -152,7 +152,7 @@ struct Status {
         if let next = sync.nextAttempt, next > now { interval += "; next attempt in \(Format.duration(next - now))" }
         lines.append(("sending", interval))
         if let endpoint {
-            lines.append(("endpoint", endpoint + (token.map { " (token \(SettingKey.redactedToken($0)))" } ?? "")))
+            lines.append(("endpoint", RedactedURL.shown(endpoint) + (token.map { " (token \(SettingKey.redactedToken($0)))" } ?? "")))
         } else {
             lines.append(("endpoint", "not set: overland config set endpoint URL"))
         }
@@ -173,6 +173,12 @@ struct Status {
             for destination in destinations { text += "\n" + destination.text(now: now) }
         }
         return text
+    }
+
+    /// `text` (a saved error: an older version may have kept secrets in it) with the
+    /// endpoint's secrets and the token hidden.
+    private func hidingSecrets(_ text: String) -> String {
+        SecretRedaction.hiding(url: endpoint ?? "", token: token, in: text)
     }
 
     func json() -> String {
@@ -205,10 +211,10 @@ struct Status {
         time(#","next_attempt":"#, sync.nextAttempt)
         writer.appendRaw(#","failed_attempts":"#)
         writer.appendInteger(sync.consecutiveFailures)
-        text(#","last_error":"#, sync.lastError)
+        text(#","last_error":"#, sync.lastError.map(hidingSecrets))
         text(#","geocode":"#, sync.geocode)
         text(#","send_interval":"#, sendInterval)
-        text(#","endpoint":"#, endpoint)
+        text(#","endpoint":"#, endpoint.map(RedactedURL.shown))
         text(#","token":"#, token.map(SettingKey.redactedToken))
         writer.appendRaw(#","trip":"#)
         if let (trip, summary) = trip {

@@ -108,7 +108,7 @@ public struct Reply: Sendable, Equatable {
         case 404, 405, 410:
             outcome = .wrongEndpoint(status: status, reason: "server answered \(Self.statusText(status))" + detail)
         case 300..<400:
-            let target = redirectLocation.map { " to '\(Self.cleaned($0))'" } ?? ""
+            let target = redirectLocation.map { " to '\(Self.cleaned(RedactedURL.shown($0)))'" } ?? ""
             outcome = .retryable(
                 "server redirected\(target) (\(status)); redirects are not followed: set the endpoint to the final url")
         default:

@@ -185,7 +185,10 @@ public enum SettingsFile {
 
         mutating func assign(_ field: Field, _ value: JSONValue, at path: [String]) throws(SettingsError) {
             guard field.assign(&settings, value) else {
-                throw .invalidValue(key: field.filePath, value: JSONText.render(value), allowed: field.allowedInJSON, location: location(path))
+                // A refused endpoint is shown as every url is (its secrets redacted).
+                let shown = field.filePath == "endpoint" ? value.string.map { quoted(RedactedURL.shown($0)) } : nil
+                throw .invalidValue(key: field.filePath, value: shown ?? JSONText.render(value), allowed: field.allowedInJSON,
+                                    location: location(path))
             }
         }
     }
