@@ -90,6 +90,7 @@ let package = Package(
         .testTarget(name: "OverlandSettingsTests", dependencies: ["OverlandSettings"]),
         .testTarget(name: "OverlandExportTests", dependencies: ["OverlandExport"]),
         .testTarget(name: "OverlandMQTTTests", dependencies: ["OverlandMQTT", "OverlandProtocol", "OverlandJSON"]),
+        .testTarget(name: "OverlandCLITests", dependencies: ["OverlandCLI"]),
         .testTarget(
             name: "OverlandSyncTests",
             dependencies: [

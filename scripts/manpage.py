@@ -33,7 +33,8 @@ FILES = [
     ("$XDG_DATA_HOME/overland/journal", "The journal (else ~/.local/share/overland/journal)."),
     ("$XDG_CONFIG_HOME/overland/settings.json", "The settings (else ~/.config/overland/settings.json)."),
     ("/var/lib/overland", "The journal and settings of the packaged systemd units, owned by the overland user."),
-    ("/etc/default/overland", "The packaged units' environment (OVERLAND_URL, OVERLAND_TOKEN...)."),
+    ("/etc/default/overland", "The packaged sync's environment (OVERLAND_URL, OVERLAND_TOKEN), 0600."),
+    ("/etc/default/overland-log", "The packaged loggers' environment (OVERLAND_DEVICE_ID, OVERLAND_SERIAL_SPEED)."),
 ]
 ALL_COMMANDS = ["overland", "overland-log", "overland-sync"]
 

@@ -9,10 +9,10 @@ enum ConfigOutput {
         value.isEmpty ? "(none)" : value
     }
 
-    /// The value of `key` in `settings` as shown to people, the token redacted.
+    /// The value of `key` in `settings` as shown to people, the token and the endpoint's
+    /// secrets redacted (`SettingKey.shown`).
     static func redactedValue(of key: SettingKey, in settings: Settings) -> String {
-        let value = key.get(from: settings)
-        return key.name == "token" ? SettingKey.redactedToken(value) : value
+        key.shown(key.get(from: settings))
     }
 
     /// `overland config list`: one line per key, the key, its value and "(default)" when it

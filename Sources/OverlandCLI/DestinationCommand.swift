@@ -137,7 +137,7 @@ public struct DestinationCommand: ParsableCommand {
                         destinations.append(destination)
                     }
                 }
-                Terminal.line("added \(name): \(destination.wireProtocol) to \(Destination.urlForMessages(destination.url))"
+                Terminal.line("added \(name): \(destination.wireProtocol) to \(RedactedURL.shown(destination.url))"
                               + (destination.profile == .none ? "" : ", profile \(destination.profile.rawValue)"))
                 Terminal.line(start.description(fromStart: fromStart))
                 if profile == nil, let suggestion = ReceiverProfile.suggested(forURL: destination.url) {
@@ -265,7 +265,7 @@ public struct DestinationCommand: ParsableCommand {
                 let protocolWidth = destinations.map(\.wireProtocol.rawValue.count).max() ?? 0
                 for destination in destinations {
                     var line = destination.name.padding(to: width) + "  " + destination.wireProtocol.rawValue.padding(to: protocolWidth)
-                    line += "  " + Destination.urlForMessages(destination.url)
+                    line += "  " + RedactedURL.shown(destination.url)
                     if destination.profile != .none { line += "  (profile \(destination.profile.rawValue))" }
                     Terminal.line(line)
                 }
@@ -355,18 +355,18 @@ public struct DestinationCommand: ParsableCommand {
                               status: .usage)
     }
 
-    /// A key's value as shown to people: the token as set or not set, the url without its
-    /// query and user information, "(none)" when not set.
+    /// A key's value as shown to people: the token as set or not set, the url with its
+    /// secrets redacted (`RedactedURL`), "(none)" when not set.
     static func shown(_ key: DestinationKey, in destination: Destination) -> String {
         switch key.name {
         case "token": return Destination.shownToken(destination.token)
-        case "url": return Destination.urlForMessages(destination.url)
+        case "url": return RedactedURL.shown(destination.url)
         default: return ConfigOutput.shown(key.get(from: destination))
         }
     }
 
     /// `list --json`: an array of objects, every key its protocol takes; the token as
-    /// true or false, the url without query and user information.
+    /// true or false, the url with its secrets redacted (`RedactedURL`).
     static func json(_ destinations: [Destination]) -> String {
         var writer = JSONWriter()
         writer.appendRaw("[" as StaticString)
@@ -380,7 +380,7 @@ public struct DestinationCommand: ParsableCommand {
                 writer.appendRaw(":")
                 switch key.name {
                 case "token": writer.appendBool(destination.token != nil)
-                case "url": writer.appendString(Destination.urlForMessages(destination.url))
+                case "url": writer.appendString(RedactedURL.shown(destination.url))
                 default: writer.appendValue(key.value(in: destination))
                 }
             }

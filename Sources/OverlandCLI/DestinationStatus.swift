@@ -29,11 +29,14 @@ struct DestinationStatus {
         }
     }
 
-    /// The url as shown: without user information, query or fragment.
-    var url: String { Destination.urlForMessages(destination.url) }
+    /// The url as shown (`RedactedURL`: its secrets redacted).
+    var url: String { RedactedURL.shown(destination.url) }
 
-    /// The last error, while attempts keep failing.
-    var lastError: String? { sync.consecutiveFailures > 0 ? sync.lastError : nil }
+    /// The last error, while attempts keep failing, the destination's secrets hidden (a state
+    /// file an older version wrote may hold them).
+    var lastError: String? {
+        sync.consecutiveFailures > 0 ? sync.lastError.map { SecretRedaction.hiding(url: destination.url, token: destination.token, in: $0) } : nil
+    }
 
     /// A block of aligned lines, headed by the destination's name.
     func text(now: Int64) -> String {

@@ -17,7 +17,8 @@ public struct ExportCommand: ParsableCommand {
             points: then a warning on standard error says so), in constant memory. GPX 1.1 holds the points as one track (a new \
             segment after a gap of 15 minutes), with speed and course in Garmin's TrackPointExtension v2; GeoJSON \
             is a FeatureCollection of the stored Features as they are (trip, visit and action records included \
-            unless --points-only); CSV has a header line and one row per point. Times are UTC: --from and --to take \
+            unless --points-only); CSV has a header line and one row per point, a text field a spreadsheet would run as a \
+            formula (=, +, -, @, tab, CR first) prefixed with ' and quoted. Times are UTC: --from and --to take \
             2026-11-21 (the whole day) or 2026-11-21T05:17:12Z, both ends included.
             """)
 

@@ -15,7 +15,10 @@ struct GPSDClient {
     var host: String
     var port: Int
 
-    /// `HOST`, `HOST:PORT`, `:PORT` or `[IPv6]:PORT`; nil when the port is not 1 to 65535.
+    /// `HOST`, `HOST:PORT`, `:PORT`, `[IPv6]`, `[IPv6]:PORT` or a bare IPv6 address; nil
+    /// when the port is not 1 to 65535 or the host cannot be one (an unclosed `[`, a
+    /// bracket, slash, `@`, blank or control character in it): retried forever, it would
+    /// never connect.
     init?(_ text: String?) {
         guard let text, !text.isEmpty else {
             host = Self.defaultHost
@@ -38,12 +41,20 @@ struct GPSDClient {
             guard let value = Int(text[text.index(after: colon)...]) else { return nil }
             port = value
         }
-        guard (1...65535).contains(port) else { return nil }
+        guard (1...65535).contains(port), Self.isHost(host) else { return nil }
         self.host = host.isEmpty ? Self.defaultHost : host
         self.port = port
     }
 
-    var name: String { "gpsd at \(host):\(port)" }
+    /// Whether `host` can name a host: printable ASCII without brackets, `/`, `@` or blanks
+    /// (empty: the default).
+    private static func isHost(_ host: String) -> Bool {
+        host.utf8.allSatisfy { byte in
+            byte > 0x20 && byte < 0x7F && ![UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "/"), UInt8(ascii: "@")].contains(byte)
+        }
+    }
+
+    var name: String { host.contains(":") ? "gpsd at [\(host)]:\(port)" : "gpsd at \(host):\(port)" }
 
     /// Connects and sends the WATCH command; returns the socket (non-blocking, close-on-exec)
     /// or nil with a reason (gpsd not running, name unknown).

@@ -185,7 +185,18 @@ public struct LogCommand: ParsableCommand {
         var exitStatus: Int32?
     }
 
+    /// The gpsd at `name` (`-`: the default), or a usage error naming what is wrong.
+    private func gpsdClient(_ name: String) throws -> GPSDClient {
+        guard let client = GPSDClient(name == "-" ? nil : name) else {
+            throw CommandFailure("--gpsd '\(Terminal.printable(name))': use HOST, HOST:PORT or [IPv6]:PORT "
+                                 + "(a host name or address, a port from 1 to 65535)", status: .usage)
+        }
+        return client
+    }
+
     private func execute() throws -> Outcome {
+        // A gpsd address that cannot work is refused before the journal is touched.
+        if gpsd { _ = try gpsdClient(files.first ?? "-") }
         // A mistake in the settings file never stops the logger: it logs with every key
         // that reads and the defaults for the rest, and says so once (the control
         // commands refuse the file until it is fixed; `overland status` shows it).
@@ -295,7 +306,7 @@ public struct LogCommand: ParsableCommand {
         inputs.reverse()
         while let name = inputs.popLast() {
             let input: LogInput
-            do { input = try open(name) } catch { session.commit(); throw error } // keep the earlier inputs' points
+            do { input = try open(name, sleep: reader.sleep) } catch { session.commit(); throw error } // keep the earlier inputs' points
             // A reopenable input's descriptors belong to the session.
             defer { if input.fileDescriptor != 0 && input.reopen == nil { close(input.fileDescriptor) } }
             let result = reader.run(input, checkSignals: checkSignals)
@@ -350,23 +361,23 @@ public struct LogCommand: ParsableCommand {
             """, failure: failure, exitStatus: exitStatus)
     }
 
-    /// Connects to gpsd; waits (with signals honoured) while gpsd is not up yet, since the
-    /// logger may start before it at boot. The input reconnects whenever gpsd goes away.
-    private func openGPSD(_ client: GPSDClient) throws -> LogInput {
-        var toldWaiting = false
-        while true {
-            let (fd, error) = client.connect()
-            if let fd {
-                return LogInput(name: client.name, fileDescriptor: fd, isLive: true, size: nil,
-                                reopen: { client.connect().fd })
-            }
-            if !toldWaiting {
-                Terminal.error("overland-log: \(client.name): \(error ?? "cannot connect"); trying again every second")
-                toldWaiting = true
-            }
-            if Signals.take() == .stop { throw CommandFailure("stopped while waiting for \(client.name)", status: .ok) }
-            usleep(1_000_000)
+    /// Connects to gpsd; waits (signals honoured, `sleep` woken by them) while gpsd is not up
+    /// yet, since the logger may start before it at boot, trying ever less often
+    /// (`ReconnectBackoff`). The input reconnects the same way whenever gpsd goes away.
+    private func openGPSD(_ client: GPSDClient, sleep: (Double) -> Void) throws -> LogInput {
+        let input = { (fd: Int32) in
+            LogInput(name: client.name, fileDescriptor: fd, isLive: true, size: nil, reopen: { client.connect().fd })
         }
+        let (fd, error) = client.connect()
+        if let fd { return input(fd) }
+        Terminal.error("overland-log: \(client.name): \(error ?? "cannot connect"); trying again, "
+                       + "less often the longer it stays away (every \(Int(ReconnectBackoff.longest)) s at most)")
+        var backoff = ReconnectBackoff.waiting()
+        guard let fd = backoff.reopen(now: { monotonicSeconds() }, sleep: sleep, shouldStop: { Signals.take() == .stop },
+                                      open: { client.connect().fd }) else {
+            throw CommandFailure("stopped while waiting for \(client.name)", status: .ok)
+        }
+        return input(fd)
     }
 
     /// Opens a serial port in raw mode at --baud, else at the rate detected; the input
@@ -396,7 +407,7 @@ public struct LogCommand: ParsableCommand {
             Terminal.error("overland-log: \(name): no NMEA or UBX at \(SerialPort.usualRates.map(String.init).joined(separator: ", ")) baud; " +
                            "reading at \(rate) (set the rate with --baud)")
         }
-        return LogInput(name: name, fileDescriptor: fd, isLive: true, size: nil, reopen: {
+        return LogInput(name: name, fileDescriptor: fd, isLive: true, size: nil, longestWait: ReconnectBackoff.first, reopen: {
             let reopened = Glibc.open(name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
             guard reopened >= 0 else { return nil }
             guard SerialPort.configure(reopened, rate: rate) else {
@@ -407,13 +418,8 @@ public struct LogCommand: ParsableCommand {
         })
     }
 
-    private func open(_ name: String) throws -> LogInput {
-        if gpsd {
-            guard let client = GPSDClient(name == "-" ? nil : name) else {
-                throw CommandFailure("--gpsd '\(name)': use HOST, HOST:PORT or [IPv6]:PORT with a port from 1 to 65535", status: .usage)
-            }
-            return try openGPSD(client)
-        }
+    private func open(_ name: String, sleep: (Double) -> Void) throws -> LogInput {
+        if gpsd { return try openGPSD(try gpsdClient(name), sleep: sleep) }
         let fd: Int32
         if name == "-" {
             fd = 0

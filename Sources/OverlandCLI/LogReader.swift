@@ -16,17 +16,22 @@ struct LogInput: Sendable {
     /// Bytes in the input, when known (for progress).
     var size: Int?
     /// For inputs that come back (a serial port unplugged and plugged in again, gpsd
-    /// restarted): called after the input ended or failed, about twice a second, until it
-    /// returns a new descriptor to read on. The session then owns the descriptors it got,
+    /// restarted): called after the input ended or failed, ever less often
+    /// (`ReconnectBackoff`: 0.5 s, doubling to 30 s), until it returns a new descriptor to
+    /// read on. The session then owns the descriptors it got,
     /// and closes the last one. Nil: the end of the input is the end.
     var reopen: (@Sendable () -> Int32?)?
+    /// The longest wait between two calls of `reopen`.
+    var longestWait: Double
 
-    init(name: String, fileDescriptor: Int32, isLive: Bool, size: Int?, reopen: (@Sendable () -> Int32?)? = nil) {
+    init(name: String, fileDescriptor: Int32, isLive: Bool, size: Int?, longestWait: Double = ReconnectBackoff.longest,
+         reopen: (@Sendable () -> Int32?)? = nil) {
         self.name = name
         self.fileDescriptor = fileDescriptor
         self.isLive = isLive
         self.size = size
         self.reopen = reopen
+        self.longestWait = longestWait
     }
 }
 
@@ -74,9 +79,13 @@ final class LogReader {
     /// Called once when a live input has produced no fix for ``noFixNotice`` seconds (since
     /// it was opened, or since its last fix), with the input and the seconds.
     var onNoFix: (LogInput, Double) -> Void = { _, _ in }
-    /// Called when a reopenable input ended or failed, and when it was opened again.
+    /// Called once when a reopenable input is lost (it ended or failed), and once when it is
+    /// back (`ReconnectBackoff`: reopened, it delivered a fix or stayed open 30 s); not for
+    /// every try in between.
     var onDisconnect: (LogInput) -> Void = { _ in }
     var onReconnect: (LogInput) -> Void = { _ in }
+    /// The monotonic clock, in seconds.
+    var clock: () -> Double = { monotonicSeconds() }
     /// Called when a live input produces a fix again after ``onNoFix``.
     var onFixAgain: (LogInput) -> Void = { _ in }
     /// Seconds without a fix on a live input before ``onNoFix`` is called.
@@ -89,6 +98,16 @@ final class LogReader {
     /// a quarter of a second, the latency of a stop.
     var idleInterval = 2.0
     static let signalLookInterval = 0.25
+
+    /// Sleeps `seconds`, woken early by a signal (`signalDescriptor`, when there is one).
+    func sleep(_ seconds: Double) {
+        guard signalDescriptor >= 0 else {
+            usleep(UInt32(seconds * 1_000_000))
+            return
+        }
+        var descriptor = pollfd(fd: signalDescriptor, events: Int16(POLLIN), revents: 0)
+        _ = poll(&descriptor, 1, Int32((seconds * 1000).rounded(.up)))
+    }
 
     /// Reads `input` to its end, or until `checkSignals` says stop.
     func run(_ input: LogInput, checkSignals: () -> StopRequest?) -> RunResult {
@@ -104,9 +123,11 @@ final class LogReader {
         var lastData = monotonicSeconds()
         var lastFix = lastData
         var toldNoFix = false
+        var backoff = ReconnectBackoff(openedAt: clock(), longestWait: input.longestWait)
         func noteFixes() {
             guard input.isLive else { return }
             for fix in fixes { quiet.observe(fix) }
+            if input.reopen != nil, backoff.observe(fix: !fixes.isEmpty, at: clock()) == .back { onReconnect(input) }
             let now = monotonicSeconds()
             if !fixes.isEmpty {
                 lastFix = now
@@ -154,17 +175,14 @@ final class LogReader {
                 session.commit()
                 close(fd)
                 fd = -1
-                onDisconnect(input)
-                while true {
-                    if let request = checkSignals(), request == .stop { stopped = true; break reading }
-                    if let opened = reopen() {
-                        fd = opened
-                        break
-                    }
-                    usleep(500_000)
-                }
+                if backoff.ended() == .lost { onDisconnect(input) }
+                let opened = backoff.reopen(now: clock, sleep: { self.sleep($0) }, shouldStop: {
+                    if let request = checkSignals(), request == .stop { stopped = true }
+                    return stopped
+                }, open: reopen)
+                guard let opened else { break reading }
+                fd = opened
                 lastData = monotonicSeconds()
-                onReconnect(input)
                 continue
             }
             total += count

@@ -42,9 +42,9 @@ enum MQTTSync {
         return mqtt
     }
 
-    /// `HOST:PORT` for messages, or the url without credentials when it does not parse.
+    /// `HOST:PORT` for messages, or the url as `RedactedURL` shows it when it does not parse.
     static func displayURL(_ destination: OverlandMQTT.MQTTDestination) -> String {
-        (try? MQTTBrokerURL(parsing: destination.url))?.description ?? Destination.urlForMessages(destination.url)
+        (try? MQTTBrokerURL(parsing: destination.url))?.description ?? RedactedURL.shown(destination.url)
     }
 }
 

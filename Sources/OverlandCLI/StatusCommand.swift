@@ -180,7 +180,7 @@ struct Status {
         if !onlyNamed {
             lines.append(("queued", Plural.count(queued, "point")))
             lines.append(("last sent", sync.lastSuccess.map { "\(ago($0)) (\(ISO8601UTC.string(from: $0)))" } ?? "never"))
-            if let error = sync.lastError, sync.consecutiveFailures > 0 {
+            if let error = sync.lastError.map(hidingSecrets), sync.consecutiveFailures > 0 {
                 lines.append(("server", "\(error) (\(Plural.count(sync.consecutiveFailures, "failed attempt")))"))
             } else if let geocode = sync.geocode {
                 lines.append(("server", geocode))
@@ -188,7 +188,7 @@ struct Status {
             lines.append(("sending", Self.sending(sendInterval, sync: sync, changed: destinationChanged, now: now)))
         }
         if let endpoint {
-            lines.append(("endpoint", endpoint + (token.map { " (token \(SettingKey.redactedToken($0)))" } ?? "")))
+            lines.append(("endpoint", RedactedURL.shown(endpoint) + (token.map { " (token \(SettingKey.redactedToken($0)))" } ?? "")))
         } else if onlyNamed {
             lines.append(("endpoint", "not set: points go to the destinations below"))
         } else {
@@ -225,6 +225,12 @@ struct Status {
         return text
     }
 
+    /// `text` (a saved error: an older version may have kept secrets in it) with the
+    /// endpoint's secrets and the token hidden.
+    private func hidingSecrets(_ text: String) -> String {
+        SecretRedaction.hiding(url: endpoint ?? "", token: token, in: text)
+    }
+
     func json() -> String {
         var writer = JSONWriter()
         writer.appendRaw(#"{"last":"#)
@@ -255,10 +261,10 @@ struct Status {
         time(#","next_attempt":"#, sync.nextAttempt)
         writer.appendRaw(#","failed_attempts":"#)
         writer.appendInteger(sync.consecutiveFailures)
-        text(#","last_error":"#, sync.lastError)
+        text(#","last_error":"#, sync.lastError.map(hidingSecrets))
         text(#","geocode":"#, sync.geocode)
         text(#","send_interval":"#, sendInterval)
-        text(#","endpoint":"#, endpoint)
+        text(#","endpoint":"#, endpoint.map(RedactedURL.shown))
         text(#","token":"#, token.map(SettingKey.redactedToken))
         writer.appendRaw(#","trip":"#)
         if let (trip, summary) = trip {

@@ -351,7 +351,7 @@ public struct SyncCommand: AsyncParsableCommand {
     private func describe(_ report: SyncReport, journal: String, endpoint: String, label: String?) -> ExitStatus {
         let tool = "overland-sync: " + (label.map { "\($0): " } ?? "")
         for warning in report.warnings { Terminal.error("\(tool)\(journal): \(warning)") }
-        let server = endpointForDisplay(endpoint)
+        let server = RedactedURL.shown(endpoint)
         func note(_ text: String) { if verbose { Terminal.error("\(tool)\(journal): \(text)") } }
         // Why nothing was sent: said on a terminal (a person waiting for an answer), not
         // from cron, whose mail would fill with it every minute.
@@ -408,11 +408,6 @@ public struct SyncCommand: AsyncParsableCommand {
         let seconds = max(0, time - SyncClock.now())
         let relative = seconds < 60 ? "\(seconds) s" : seconds < 7200 ? "\((seconds + 59) / 60) min" : "\((seconds + 1799) / 3600) h"
         return "\(ISO8601UTC.string(from: time)) (in \(relative))"
-    }
-
-    /// The endpoint without its user information, query and fragment (a token may ride there).
-    private func endpointForDisplay(_ endpoint: String) -> String {
-        Destination.urlForMessages(endpoint)
     }
 }
 

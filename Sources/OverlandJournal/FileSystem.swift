@@ -262,6 +262,20 @@ enum FileSystem {
         if Glibc.rename(from, to) != 0 { throw errnoError("cannot rename to '\(to)'", from) }
     }
 
+    /// Whether `path` is a file the journal may read, replace or remove: true for a regular
+    /// file, false when missing; a symlink (never followed, never silently replaced) or
+    /// anything else is refused.
+    @discardableResult
+    static func checkRegularFile(_ path: String) throws(JournalError) -> Bool {
+        switch kind(path) {
+        case .missing: return false
+        case .file: return true
+        case .symlink: throw .untrusted(path: path, reason: "is a symbolic link")
+        case .directory: throw .untrusted(path: path, reason: "is a directory")
+        case .other: throw .untrusted(path: path, reason: "not a regular file")
+        }
+    }
+
     static func remove(_ path: String) throws(JournalError) {
         if unlink(path) != 0 && errno != ENOENT { throw errnoError("cannot remove", path) }
     }
@@ -269,6 +283,7 @@ enum FileSystem {
     /// Writes a small file whole and durably: temporary file, fsync, rename, directory fsync.
     /// After a crash the target holds the old content or the new, never a mix.
     static func replaceAtomically(_ path: String, with bytes: [UInt8], faultPrefix: String? = nil) throws(JournalError) {
+        try checkRegularFile(path)
         let directory = parentDirectory(of: path)
         let temporary = directory + "/.tmp-" + baseName(of: path)
         try remove(temporary)

@@ -172,11 +172,7 @@ extension Journal {
     /// lowest remaining cursor (releasing what the reader held). A missing cursor is fine.
     public func removeCursor(for name: CursorName) throws(JournalError) {
         let file = cursorPath(for: name)
-        switch FileSystem.kind(file) {
-        case .missing: return
-        case .directory: throw .untrusted(path: file, reason: "is a directory")
-        default: break
-        }
+        guard try FileSystem.checkRegularFile(file) else { return }
         try FileSystem.remove(file)
         try FileSystem.syncDirectory(cursorsPath)
         try updateFloor()

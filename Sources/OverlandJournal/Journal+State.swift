@@ -16,12 +16,8 @@ extension Journal {
     /// A state file's bytes, or nil when it does not exist.
     public func readState(_ name: String) throws(JournalError) -> [UInt8]? {
         let path = try statePath(name)
-        switch FileSystem.kind(path) {
-        case .missing: return nil
-        case .file: return try FileSystem.readFile(path, limit: Self.maxStateFileBytes)
-        case .symlink: throw .untrusted(path: path, reason: "is a symbolic link")
-        default: throw .untrusted(path: path, reason: "not a regular file")
-        }
+        guard try FileSystem.checkRegularFile(path) else { return nil }
+        return try FileSystem.readFile(path, limit: Self.maxStateFileBytes)
     }
 
     /// Replaces a state file whole: after a crash it holds the old bytes or the new.
@@ -32,7 +28,9 @@ extension Journal {
 
     /// Removes a state file, durably; a missing one is fine.
     public func removeState(_ name: String) throws(JournalError) {
-        try FileSystem.remove(try statePath(name))
+        let path = try statePath(name)
+        guard try FileSystem.checkRegularFile(path) else { return }
+        try FileSystem.remove(path)
         if FileSystem.kind(statePath) == .directory { try FileSystem.syncDirectory(statePath) }
     }
 

@@ -1,3 +1,5 @@
+import OverlandJSON
+
 /// A broker's address from a destination url: `mqtt://HOST[:PORT]` (plain TCP, port 1883)
 /// or `mqtts://HOST[:PORT]` (TLS, port 8883). An IPv6 address is written in brackets.
 /// Credentials do not ride in the url (they would be printed with it): the user name is the
@@ -12,7 +14,7 @@ public struct MQTTBrokerURL: Sendable, Equatable, CustomStringConvertible {
     /// Parses `text`, or throws `.configuration` naming what is wrong.
     public init(parsing text: String) throws(MQTTError) {
         let allowed = "an mqtt:// or mqtts:// url (mqtt://HOST[:PORT])"
-        let shown = Self.forDisplay(text)
+        let shown = RedactedURL.shown(text)
         let lower = text.lowercased()
         let rest: Substring
         if lower.hasPrefix("mqtts://") {
@@ -58,30 +60,6 @@ public struct MQTTBrokerURL: Sendable, Equatable, CustomStringConvertible {
             }
             port = number
         }
-    }
-
-    /// `text` for a message: at most 200 characters, control characters as `?`, and
-    /// credentials (`user:password@`) left out.
-    static func forDisplay(_ text: String) -> String {
-        var visible = text
-        let scalars = Array(text.unicodeScalars)
-        var schemeEnd = 0
-        while schemeEnd + 2 < scalars.count, !(scalars[schemeEnd] == ":" && scalars[schemeEnd + 1] == "/" && scalars[schemeEnd + 2] == "/") {
-            schemeEnd += 1
-        }
-        if schemeEnd + 2 < scalars.count {
-            let authorityStart = schemeEnd + 3
-            var authorityEnd = authorityStart
-            while authorityEnd < scalars.count, !["/", "?", "#"].contains(scalars[authorityEnd]) { authorityEnd += 1 }
-            if let at = scalars[authorityStart..<authorityEnd].lastIndex(of: "@") {
-                var kept = String.UnicodeScalarView()
-                kept.append(contentsOf: scalars[..<authorityStart])
-                kept.append(contentsOf: "…@".unicodeScalars)
-                kept.append(contentsOf: scalars[(at + 1)...])
-                visible = String(kept)
-            }
-        }
-        return String(visible.unicodeScalars.prefix(200).map { $0.value < 0x20 || $0.value == 0x7F ? "?" : Character($0) })
     }
 
     /// `HOST:PORT` (`[::1]:1883` for IPv6), for messages.

@@ -1,3 +1,5 @@
+import OverlandJSON
+
 /// One HTTP request as a receiver wants it, written by its `RequestEncoder`: always a
 /// POST of a JSON body.
 public struct ReceiverRequest: Sendable, Equatable {
@@ -35,15 +37,11 @@ public struct ReceiverRequest: Sendable, Equatable {
     }
 
     /// The request with `secret` hidden wherever it appears in the URL (Compass takes the
-    /// token in the query string) and the credentials of `Authorization` replaced by
-    /// `<redacted>`; for `--dry-run` and logs.
+    /// token in the query string), the URL shown as `RedactedURL` shows every URL, and the
+    /// credentials of `Authorization` replaced by `<redacted>`; for `--dry-run` and logs.
     public func redacted(secret: String?) -> ReceiverRequest {
         var copy = self
-        if let secret, !secret.isEmpty {
-            copy.url = copy.url.replacing(secret, with: "<redacted>")
-            let encoded = Self.percentEncodedSecret(secret)
-            if encoded != secret { copy.url = copy.url.replacing(encoded, with: "<redacted>") }
-        }
+        copy.url = RedactedURL.shown(Self.replacing(secret, in: url))
         copy.headers = headers.map { header in
             guard header.name.lowercased() == "authorization" else { return header }
             let scheme = header.value.prefix { $0 != " " }
@@ -60,6 +58,15 @@ public struct ReceiverRequest: Sendable, Equatable {
         }
         text += "\n"
         text += String(decoding: body, as: UTF8.self)
+        return text
+    }
+
+    /// `text` with every copy of `secret`, as is and percent-encoded, replaced by `<redacted>`.
+    public static func replacing(_ secret: String?, in text: String) -> String {
+        guard let secret, !secret.isEmpty else { return text }
+        var text = text.replacing(secret, with: RedactedURL.replacement)
+        let encoded = percentEncodedSecret(secret)
+        if encoded != secret { text = text.replacing(encoded, with: RedactedURL.replacement) }
         return text
     }
 

@@ -112,7 +112,7 @@ public struct Reply: Sendable, Equatable {
         case 300..<400:
             // Not followed (the points would go where the endpoint does not say), and no
             // retry helps: the endpoint must be set to the final url.
-            let target = redirectLocation.map { " to '\(Self.cleaned($0))'" } ?? ""
+            let target = redirectLocation.map { " to '\(Self.cleaned(RedactedURL.shown($0)))'" } ?? ""
             outcome = .wrongEndpoint(
                 status: status, reason: "server redirected\(target) (\(status)), and redirects are not followed (set the endpoint to the final url)")
         default:

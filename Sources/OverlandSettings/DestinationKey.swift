@@ -146,13 +146,14 @@ public struct DestinationKey: Sendable, CustomStringConvertible {
         }
         var changed = destination
         guard assign(&changed, parse(text)) else {
-            throw .invalidValue(key: name, value: quoted(text), allowed: allowed(for: destination.wireProtocol), location: nil)
+            let shown = name == "url" ? RedactedURL.shown(text) : name == "token" ? Destination.shownToken(text) : text
+            throw .invalidValue(key: name, value: quoted(shown), allowed: allowed(for: destination.wireProtocol), location: nil)
         }
         if name == "protocol", changed.wireProtocol != destination.wireProtocol {
             guard Destination.validURL(changed.url, for: changed.wireProtocol) != nil else {
                 throw .invalidValue(
                     key: name, value: quoted(text),
-                    allowed: "a protocol that suits the url '\(Destination.urlForMessages(changed.url))' (protocol \(changed.wireProtocol) takes "
+                    allowed: "a protocol that suits the url '\(RedactedURL.shown(changed.url))' (protocol \(changed.wireProtocol) takes "
                         + Destination.urlAllowed(for: changed.wireProtocol) + "): remove the destination and add it again", location: nil)
             }
             for key in Self.all where !key.applies(to: changed.wireProtocol) { key.reset(&changed) }
@@ -177,16 +178,6 @@ extension Destination {
         wireProtocol == .mqtt ? Validation.brokerURL(text) : Validation.endpoint(text)
     }
 
-    /// `url` without user information, query or fragment, where a secret may ride.
-    public static func urlForMessages(_ url: String) -> String {
-        let withoutQuery = url.prefix { $0 != "?" && $0 != "#" }
-        guard let colon = withoutQuery.firstIndex(of: ":"), withoutQuery[colon...].hasPrefix("://") else { return String(withoutQuery) }
-        let schemeEnd = withoutQuery.index(colon, offsetBy: 3)
-        let rest = withoutQuery[schemeEnd...]
-        let authority = rest.prefix { $0 != "/" }
-        let hostPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
-        return String(withoutQuery[..<schemeEnd]) + hostPort + rest.dropFirst(authority.count)
-    }
 }
 
 extension Validation {
@@ -231,8 +222,8 @@ extension Destination {
                 old = Destination.shownToken(other.token)
                 new = Destination.shownToken(token)
             } else if key.name == "url" {
-                old = Destination.urlForMessages(old)
-                new = Destination.urlForMessages(new)
+                old = RedactedURL.shown(old)
+                new = RedactedURL.shown(new)
             }
             return SettingChange(key: "\(name).\(key.name)", old: old, new: new)
         }

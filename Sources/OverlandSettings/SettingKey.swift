@@ -66,7 +66,7 @@ public struct SettingKey: Sendable, Hashable, CustomStringConvertible {
                 allowed: "nothing until a zone exists: first set wifi_zone to SSID,LATITUDE,LONGITUDE", location: nil)
         }
         guard field.assign(&settings, field.parse(text)) else {
-            throw .invalidValue(key: name, value: quoted(text), allowed: field.allowed, location: nil)
+            throw .invalidValue(key: name, value: quoted(shown(text)), allowed: field.allowed, location: nil)
         }
     }
 
@@ -81,13 +81,22 @@ public struct SettingKey: Sendable, Hashable, CustomStringConvertible {
         field.isDefault(in: settings)
     }
 
-    /// Every key with its value in `settings`, in the file's order, the token redacted
-    /// (`redactedToken(_:)`). The wifi zone appears once, as `wifi_zone`.
+    /// Every key with its value in `settings`, in the file's order, as shown to people
+    /// (`shown(_:)`: the token and the endpoint's secrets redacted). The wifi zone appears once, as `wifi_zone`.
     public static func list(_ settings: Settings) -> [SettingEntry] {
         all.filter { $0.field.section != .wifiZone }.map { key in
-            var value = key.get(from: settings)
-            if key.name == "token" { value = redactedToken(value) }
-            return SettingEntry(key: key, value: value, isDefault: key.isDefault(in: settings))
+            SettingEntry(key: key, value: key.shown(key.get(from: settings)), isDefault: key.isDefault(in: settings))
+        }
+    }
+
+    /// `value`, this key's, as shown to people: the token as "••••" (`redactedToken(_:)`),
+    /// the endpoint without its secrets (`RedactedURL`: a token may ride in its query or
+    /// path), every other value as it is.
+    public func shown(_ value: String) -> String {
+        switch name {
+        case "token": Self.redactedToken(value)
+        case "endpoint": value.isEmpty ? "" : RedactedURL.shown(value)
+        default: value
         }
     }
 

@@ -238,7 +238,10 @@ public enum SettingsFile {
             // A failed assignment leaves the key as it was (its default).
             var assigned = settings
             guard field.assign(&assigned, value) else {
-                try fail(.invalidValue(key: field.filePath, value: JSONText.render(value), allowed: field.allowedInJSON, location: location(path)))
+                // A refused endpoint is shown as every url is (its secrets redacted).
+                let shown = field.filePath == "endpoint" ? value.string.map { quoted(RedactedURL.shown($0)) } : nil
+                try fail(.invalidValue(key: field.filePath, value: shown ?? JSONText.render(value), allowed: field.allowedInJSON,
+                                       location: location(path)))
                 return
             }
             settings = assigned

@@ -1,3 +1,5 @@
+import OverlandJSON
+
 /// A setup link (protocol section 8):
 /// `overland://setup?url=<percent-encoded endpoint>&token=<token>&device_id=<id>&unique_id=yes`.
 ///
@@ -63,7 +65,7 @@ public struct SetupLink: Sendable, Equatable {
             throw .invalidSetupLink(reason: "it has no url= parameter")
         }
         guard let endpoint = Validation.endpoint(url) else {
-            throw .invalidSetupLink(reason: "url \(quoted(url)) is not \(Validation.endpointAllowed)")
+            throw .invalidSetupLink(reason: "url \(quoted(RedactedURL.shown(url))) is not \(Validation.endpointAllowed)")
         }
         self.url = endpoint
 

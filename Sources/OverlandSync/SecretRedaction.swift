@@ -1,3 +1,5 @@
+import OverlandJSON
+
 /// Hides a secret (the token) in text a server chose: an error body, a redirect, a place
 /// name, a `set` value. Not only an exact copy is hidden: any run of 4 or more characters
 /// that appears in the secret is, so that a copy cut short ("…", "..."), padded, split or
@@ -27,6 +29,20 @@ public enum SecretRedaction {
             }
         }
         return String(result)
+    }
+
+    /// `text` (a server's or a library's message, a saved error) with a destination's
+    /// secrets hidden: every copy of `url` as `RedactedURL` shows it, then every run of 4 or
+    /// more characters of `token`, of `others` (its other forms, such as Basic credentials)
+    /// and of the secrets `RedactedURL` finds in `url` (query values, user information,
+    /// fragment, a webhook id).
+    public static func hiding(url: String, token: String?, others: [String] = [], in text: String) -> String {
+        let secrets = (token.map { [$0] } ?? []) + others + RedactedURL.secrets(in: url)
+        guard !url.isEmpty else { return hiding(secrets, in: text) }
+        // The url's copies are shown whole; the runs are hidden in the text around them.
+        return text.split(separator: url, omittingEmptySubsequences: false)
+            .map { hiding(secrets, in: String($0)) }
+            .joined(separator: RedactedURL.shown(url))
     }
 
     /// The length of the longest prefix of `text[start...]` that occurs in `secret`.

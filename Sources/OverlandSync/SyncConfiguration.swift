@@ -106,12 +106,13 @@ public struct SyncConfiguration: Sendable, Equatable {
     /// Checks what can be checked before any request: the endpoint's scheme and host, the
     /// batch size, the timeouts and the trip object.
     public func validate() throws(SyncError) {
+        let shown = RedactedURL.shown(endpoint)
         guard let parts = EndpointURL(endpoint) else {
-            throw .configuration("endpoint '\(endpoint)' is not an http or https url")
+            throw .configuration("endpoint '\(shown)' is not an http or https url")
         }
-        guard !parts.host.isEmpty else { throw .configuration("endpoint '\(endpoint)' has no host") }
+        guard !parts.host.isEmpty else { throw .configuration("endpoint '\(shown)' has no host") }
         if case .invalid(let text) = parts.port {
-            throw .configuration("endpoint '\(endpoint)' has port '\(text)': a port is a number from 1 to 65535")
+            throw .configuration("endpoint '\(shown)' has port '\(text)': a port is a number from 1 to 65535")
         }
         try validateReceiver()
         guard Self.batchSizes.contains(batchSize) else {
@@ -204,17 +205,5 @@ struct EndpointURL: Equatable {
             return .invalid(String(text.first == ":" ? digits : text).prefix(40).filter { !$0.isASCII || $0.asciiValue! >= 0x20 })
         }
         return .number(number)
-    }
-
-    /// `url` for messages: without user information, query or fragment, where a token may
-    /// ride (Compass takes it as `?token=`).
-    static func forDisplay(_ url: String) -> String {
-        let withoutQuery = url.prefix { $0 != "?" && $0 != "#" }
-        guard let colon = withoutQuery.firstIndex(of: ":"), withoutQuery[colon...].hasPrefix("://") else { return String(withoutQuery) }
-        let schemeEnd = withoutQuery.index(colon, offsetBy: 3)
-        let rest = withoutQuery[schemeEnd...]
-        let authority = rest.prefix { $0 != "/" }
-        let hostPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
-        return String(withoutQuery[..<schemeEnd]) + hostPort + rest.dropFirst(authority.count)
     }
 }

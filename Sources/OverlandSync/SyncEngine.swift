@@ -371,7 +371,7 @@ public final class SyncEngine: Sendable {
         case .wrongEndpoint(_, let message):
             // Named with the url (query and credentials left out: a token may ride in
             // either), so the user sees which setting to fix.
-            progress.fail(.configurationError, "\(EndpointURL.forDisplay(configuration.endpoint)): \(message): check the endpoint url")
+            progress.fail(.configurationError, "\(RedactedURL.shown(configuration.endpoint)): \(message): check the endpoint url")
         }
         return false
     }
@@ -498,15 +498,19 @@ public final class SyncEngine: Sendable {
         progress.state.nextAttempt = failedAt + Int64(delay.rounded(.up))
     }
 
-    /// `text` with the token (as is, percent-encoded, and as OwnTracks' Basic credentials)
-    /// hidden: every run of 4 or more of its characters (`SecretRedaction`), so that a copy
-    /// cut short, padded or split shows at most 3 in a row. (A token of a few characters
-    /// cannot be hidden without garbling every message: it is left.)
+    /// `text` with the endpoint's secrets (`RedactedURL`: the url shown redacted, its query
+    /// values, user information, fragment and webhook id) and the token (as is,
+    /// percent-encoded, and as OwnTracks' Basic credentials) hidden: every run of 4 or more
+    /// of their characters (`SecretRedaction`), so that a copy cut short, padded or split
+    /// shows at most 3 in a row. (A token of a few characters cannot be hidden without
+    /// garbling every message: it is left.)
     private func hidingSecrets(_ text: String) -> String {
-        guard let token = configuration.effectiveToken, token.count >= SecretRedaction.shortestRun else { return text }
+        guard let token = configuration.effectiveToken, token.count >= SecretRedaction.shortestRun else {
+            return SecretRedaction.hiding(url: configuration.endpoint, token: nil, in: text)
+        }
         let basic = String(OwnTracksCredentials(token: token).authorizationHeader.dropFirst("Basic ".count))
-        let whole = SyncRequest(url: text, headers: [], body: []).redacted(secret: token).url
-        return SecretRedaction.hiding([token, basic], in: whole)
+        let whole = SyncRequest.replacing(token, in: text)
+        return SecretRedaction.hiding(url: configuration.endpoint, token: token, others: [basic], in: whole)
     }
 
     /// Why a run must not send now, or nil when it may. `ignoringInterval`: the send

@@ -24,7 +24,8 @@ import Glibc
         #expect(status.stdoutText.contains("Depends: libc6 (>= 2.36)"))
         let listed = try package.dpkg(["--listfiles", "overland"])
         for path in ["/usr/bin/overland", "/usr/bin/overland-log", "/usr/bin/overland-sync",
-                     "/lib/systemd/system/overland-sync.timer", "/etc/default/overland"] {
+                     "/lib/systemd/system/overland-sync.timer", "/etc/default/overland",
+                     "/usr/share/overland/default-overland-log"] {
             #expect(listed.stdoutLines.contains(path), "dpkg -L lacks \(path)")
         }
     }
@@ -150,6 +151,79 @@ import Glibc
         #expect(families.contains("AF_INET ") && families.contains("AF_INET6"), "\(families)")
     }
 
+    /// Issue 21: every service scores 1.0 or less in `systemd-analyze security` (1.6 and
+    /// 1.7 before), with what the issue asked for; the loggers do not read the token's file.
+    @Test func unitsAreExposedAtMostOnePointZero() throws {
+        let package = try package()
+        let analyze = try PackageSupport.tool("systemd-analyze")
+        for unit in ["overland-log.service", "overland-log@.service", "overland-sync.service"] {
+            let path = package.root + "/lib/systemd/system/" + unit
+            let result = try ToolRunner(executable: analyze).run(["security", "--offline=true", "--no-pager", path], timeout: .seconds(120))
+            #expect(result.succeeded, "\(unit): \(result)")
+            let overall = try #require(result.stdoutLines.first { $0.contains("Overall exposure level for") }, "\(result.stdoutText)")
+            let level = try #require(overall.split(separator: ":").last?.split(separator: " ").first.flatMap { Double($0) }, "\(overall)")
+            #expect(level <= 1.0, "\(unit): \(overall)\n\(result.stdoutLines.filter { $0.hasPrefix("✗") }.joined(separator: "\n"))")
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            for setting in ["SystemCallFilter=~@privileged @resources", "PrivateUsers=yes", "RemoveIPC=yes", "ProcSubset=pid",
+                            "IPAddressDeny=any"] {
+                #expect(text.contains(setting), "\(unit) lacks \(setting)")
+            }
+            let environment = text.split(separator: "\n").filter { $0.hasPrefix("EnvironmentFile=") }
+            if unit.hasPrefix("overland-log") {
+                #expect(environment == ["EnvironmentFile=-/etc/default/overland-log"], "\(unit): \(environment)")
+            } else {
+                #expect(environment == ["EnvironmentFile=-/etc/default/overland-log", "EnvironmentFile=-/etc/default/overland"])
+                for setting in ["TimeoutStartSec=5min", "MemoryMax=64M", "ExecStart=/usr/bin/overland-sync --max-time 240"] {
+                    #expect(text.contains(setting), "\(unit) lacks \(setting)")
+                }
+            }
+        }
+    }
+
+    /// The loggers' environment file: made by postinst from the template, 0644, without the
+    /// token; on an upgrade from a version whose loggers read /etc/default/overland, what they
+    /// took from there (device id, serial speed) is carried over, the url and token are not.
+    @Test func postinstMakesTheLoggersEnvironmentAndCarriesOverAnOlderInstallsSettings() throws {
+        let package = try package()
+        let fresh = package.root + "/etc/default/overland-log"
+        let template = try String(contentsOfFile: package.root + "/usr/share/overland/default-overland-log", encoding: .utf8)
+        #expect(try String(contentsOfFile: fresh, encoding: .utf8) == template)
+        #expect(PackageSupport.stat(fresh).map { $0.st_mode & 0o7777 } == 0o644)
+
+        // An older install: no overland-log file, the loggers' settings beside the token.
+        let upgraded = try TemporaryDirectory(prefix: "overland-upgrade")
+        let root = upgraded.appending("root")
+        try PackageSupport.makeEmptyRoot(root)
+        try FileManager.default.createDirectory(atPath: root + "/usr/share/overland", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: root + "/etc/default", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: root + "/var/lib/overland", withIntermediateDirectories: true)
+        try Data(template.utf8).write(to: URL(fileURLWithPath: root + "/usr/share/overland/default-overland-log"))
+        let old = "OVERLAND_URL=https://gps.example/api?key=abc\nOVERLAND_TOKEN=s3cr3t-old-token\n"
+            + "OVERLAND_DEVICE_ID=van-7\n#OVERLAND_SERIAL_SPEED=9600\nOVERLAND_SERIAL_SPEED=4800\n"
+        try Data(old.utf8).write(to: URL(fileURLWithPath: root + "/etc/default/overland"))
+        for (user, line) in [("passwd", "overland:x:998:998:overland:/var/lib/overland:/usr/sbin/nologin\n"),
+                             ("group", "overland:x:998:\n")] {
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: root + "/etc/" + user))
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data(line.utf8))
+            try handle.close()
+        }
+        // The packaged maintainer script, as dpkg keeps it.
+        let script = package.admindir + "/info/overland.postinst"
+        let postinst = try ToolRunner(executable: script).run(["configure", "0.9"], environment: ["DPKG_ROOT": root], timeout: .seconds(60))
+        #expect(postinst.succeeded, "\(postinst)")
+        let made = try String(contentsOfFile: root + "/etc/default/overland-log", encoding: .utf8)
+        #expect(made.hasPrefix(template))
+        #expect(made.hasSuffix("# Carried over from /etc/default/overland on upgrade:\nOVERLAND_DEVICE_ID=van-7\nOVERLAND_SERIAL_SPEED=4800\n"),
+                "\(made)")
+        #expect(!made.contains("s3cr3t") && !made.contains("OVERLAND_URL"), "\(made)")
+        // Run again (a later upgrade): the admin's file is left as it is.
+        try Data("OVERLAND_DEVICE_ID=mine\n".utf8).write(to: URL(fileURLWithPath: root + "/etc/default/overland-log"))
+        let again = try ToolRunner(executable: script).run(["configure", "1.0"], environment: ["DPKG_ROOT": root], timeout: .seconds(60))
+        #expect(again.succeeded, "\(again)")
+        #expect(try String(contentsOfFile: root + "/etc/default/overland-log", encoding: .utf8) == "OVERLAND_DEVICE_ID=mine\n")
+    }
+
     /// The Exec lines of a unit (ExecStart=, ExecStartPre=, ...).
     private func execLines(_ unit: String) -> [String] {
         unit.split(separator: "\n").map(String.init).filter { $0.hasPrefix("Exec") }
@@ -186,7 +260,7 @@ import Glibc
             ("/lib/systemd/system/overland-log.service", 0o644), ("/lib/systemd/system/overland-log@.service", 0o644),
             ("/lib/systemd/system/overland-sync.service", 0o644), ("/lib/systemd/system/overland-sync.timer", 0o644),
             ("/usr/share/man/man1/overland.1.gz", 0o644), ("/usr/share/bash-completion/completions/overland", 0o644),
-            ("/usr/share/doc/overland/copyright", 0o644),
+            ("/usr/share/doc/overland/copyright", 0o644), ("/usr/share/overland/default-overland-log", 0o644),
         ]
         for (path, mode) in expected {
             let info = try #require(PackageSupport.stat(package.root + path), "\(path) is missing")

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import OverlandExport
+@testable import OverlandExport
 import OverlandJSON
 import OverlandJournal
 
@@ -98,6 +98,39 @@ import OverlandJournal
         #expect(rows[1] == #"2026-11-18T11:06:40Z,52.5,13.4,40,1.5,90,5,4,driving,charging,0.5,"home, ""net""",van,2026-11-18T11:00:00Z"#)
         #expect(rows[2] == "2026-11-18T11:06:41Z,52.5001,13.4001,40,,,5,4,driving,charging,0.5,\"line\nbreak\",van,")
         #expect(rows.last == "")
+    }
+
+    /// OWASP CSV injection: a text field a spreadsheet would run as a formula is prefixed with
+    /// `'` and quoted; the numeric columns (a negative latitude starts with `-`) stay numbers.
+    @Test(arguments: [
+        ("=HYPERLINK(\"http://x\")", "\"'=HYPERLINK(\"\"http://x\"\")\""),
+        ("+cmd|' /C calc'!A0", "\"'+cmd|' /C calc'!A0\""),
+        ("@SUM(A1)", "\"'@SUM(A1)\""),
+        ("-2+3", "\"'-2+3\""),
+        ("\r=1+1", "\"'=1+1\""),
+        ("\t=1+1", "\"'\t=1+1\""),
+        ("  =1+1", "\"'  =1+1\""),
+        ("\"=1+1\"", "\"'\"\"=1+1\"\"\""),
+        ("'@x", "\"''@x\""),
+        ("\n-1", "\"'\n-1\""),
+        ("home-net", "home-net"),
+        ("a=b", "a=b"),
+        ("", ""),
+    ])
+    func csvNeutralisesFormulas(raw: String, field: String) throws {
+        var output: [UInt8] = []
+        CSVFormatter.appendField(raw, to: &output)
+        #expect(String(decoding: output, as: UTF8.self) == field)
+    }
+
+    @Test func csvNeutralisesTheTextColumnsAndKeepsNumbers() throws {
+        let directory = try ExportTestDirectory()
+        let lines = [locationLine(0, time: Self.t0, latitude: -33.8, longitude: -70.6, wifi: "=HYPERLINK(\"http://evil\",\"x\")",
+                                  device: "@SUM(1)", trip: "-2+3")]
+        let journal = try makeJournal(at: directory.path + "/j", lines: lines)
+        let rows = try exportText(journal, ExportOptions(format: .csv)).text.components(separatedBy: "\r\n")
+        try #require(rows.count >= 2, "\(rows)")
+        #expect(rows[1] == #"2026-11-18T11:06:40Z,-33.8,-70.6,40,1.5,90,5,4,driving,charging,0.5,"'=HYPERLINK(""http://evil"",""x"")","'@SUM(1)","'-2+3""#)
     }
 
     @Test func theTimeWindowIncludesBothEnds() throws {

@@ -155,10 +155,12 @@ import Glibc
         try Files.symlink(outside, at: directory.journal + "/cursor.json")
         let error = try #require(throws: JournalError.self) { try journal.cursor() }
         #expect(Self.isUntrusted(error), "\(error)")
-        // Replacing the cursor replaces the link, never writes through it.
+        // Moving the cursor is refused too (journal-format.md section 2: refused before
+        // anything is written; issue 21): the link is neither written through nor replaced.
         let before = try Files.bytes(outside)
-        try journal.advanceCursor(to: 4)
+        let refused = try #require(throws: JournalError.self) { try journal.advanceCursor(to: 4) }
+        #expect(Self.isUntrusted(refused), "\(refused)")
         #expect(try Files.bytes(outside) == before)
-        #expect(try journal.cursor() == 4)
+        #expect(FileSystem.kind(directory.journal + "/cursor.json") == .symlink)
     }
 }

@@ -114,6 +114,6 @@ struct DestinationsFileTests {
         new.token = "supersecret"
         new.url = "https://w.example/other"
         let lines = new.differences(from: old).map(\.description)
-        #expect(lines == ["w.url: https://w.example/in -> https://w.example/other", "w.token: not set -> set"])
+        #expect(lines == ["w.url: https://user:<redacted>@w.example/in?token=<redacted> -> https://w.example/other", "w.token: not set -> set"])
     }
 }

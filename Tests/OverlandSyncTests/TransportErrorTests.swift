@@ -31,8 +31,11 @@ import Testing
         #expect(HTTPClientTransport.hostAndPort(of: "https://[::1]/x") == "[::1]:443")
     }
 
-    @Test func endpointsForDisplayLeaveCredentialsOut() {
-        #expect(EndpointURL.forDisplay("https://user:secret@example.org/api/overland?token=abc#x") == "https://example.org/api/overland")
-        #expect(EndpointURL.forDisplay("http://127.0.0.1:9/overland") == "http://127.0.0.1:9/overland")
+    @Test func secretsOfTheEndpointAreHiddenInMessages() {
+        let url = "https://user:pw-secret@example.org/api/webhook/hook-id-0123?api_key=k3y-s3cret#frag-secret"
+        let message = "connect to \(url) failed; retried with key=k3y-s3cret, password pw-secret, id hook-id-0123"
+        let hidden = SecretRedaction.hiding(url: url, token: "the-token-value", in: message + " the-token-value")
+        #expect(hidden == "connect to https://user:<redacted>@example.org/api/webhook/<redacted>?api_key=<redacted>#<redacted> failed; "
+            + "retried with key=<redacted>, password <redacted>, id <redacted> <redacted>")
     }
 }

@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Issue 21: a gpsd that accepts and closes got 5,481 connections in 5 s and 10,962 log
+/// lines from `overland-log --gpsd`; `--gpsd '[::1'` was accepted and retried forever.
+@Suite("overland-log --gpsd: backing off from a gpsd that closes")
+struct SecurityGPSDReconnectTests {
+    /// A loopback server that sends gpsd's VERSION banner to each connection and closes it,
+    /// noting when each came.
+    final class ClosingServer: @unchecked Sendable {
+        let port: Int
+        private let descriptor: Int32
+        private let condition = NSCondition()
+        private var times: [ContinuousClock.Instant] = []
+
+        init() throws {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+            }
+            guard fd >= 0, bound, listen(fd, 64) == 0 else { throw ToolRunnerError(description: "cannot listen: errno \(errno)") }
+            descriptor = fd
+            port = Int(UInt16(bigEndian: address.sin_port))
+            let thread = Thread { [self] in acceptForever() }
+            thread.start()
+        }
+
+        private func acceptForever() {
+            let banner = Array(#"{"class":"VERSION","release":"3.25","rev":"3.25","proto_major":3,"proto_minor":15}"#.utf8) + [0x0A]
+            while true {
+                let client = accept(descriptor, nil, nil)
+                if client < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
+                _ = banner.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                close(client)
+                condition.lock()
+                times.append(.now)
+                condition.broadcast()
+                condition.unlock()
+            }
+        }
+
+        /// Waits for the `count`th connection (the event; the limit only ends a broken test).
+        func waitForConnections(_ count: Int) -> [ContinuousClock.Instant] {
+            condition.lock()
+            defer { condition.unlock() }
+            while times.count < count {
+                if !condition.wait(until: Date().addingTimeInterval(120)) { break }
+            }
+            return times
+        }
+
+        var connections: [ContinuousClock.Instant] {
+            condition.lock()
+            defer { condition.unlock() }
+            return times
+        }
+    }
+
+    @Test func aGPSDThatAcceptsAndClosesIsToldOnceAndTriedEverLessOften() throws {
+        let sandbox = try LogSandbox()
+        let server = try ClosingServer()
+        let child = try sandbox.logger.start(["--journal", sandbox.journal, "--gpsd", "127.0.0.1:\(server.port)"])
+        defer { child.kill(SIGKILL); _ = child.wait(timeout: .seconds(10)) }
+        // The first connection, then three more: waits of 0.5, 1 and 2 s between them.
+        let times = server.waitForConnections(4)
+        child.kill(SIGTERM)
+        let result = child.wait(timeout: .seconds(30))
+        #expect(result.termination == .exited(0), "\(result)")
+        try #require(times.count >= 4, "connections: \(times.count); \(result.stderrText)")
+        let gaps = zip(times.dropFirst(), times).map { later, earlier in later - earlier }
+        for (index, gap) in gaps.prefix(3).enumerated() {
+            // Lower bounds only: a loaded machine makes the gaps longer, never shorter.
+            #expect(gap >= .milliseconds(Int64(500 * (1 << index) * 9 / 10)), "gap \(index): \(gaps)")
+        }
+        // Before the fix: thousands of connections and two lines each.
+        #expect(server.connections.count <= 6, "\(server.connections.count) connections")
+        let about = result.stderrLines.filter { $0.contains("gpsd at 127.0.0.1:\(server.port):") }
+        #expect(about == ["overland-log: gpsd at 127.0.0.1:\(server.port): gone; waiting for it to come back"], "\(result.stderrText)")
+    }
+
+    @Test(arguments: ["[::1", "[::1]x", "127.0.0.1:0", "gps host", "host]:2947"])
+    func anAddressThatCannotWorkIsAUsageError(address: String) throws {
+        let sandbox = try LogSandbox()
+        let child = try sandbox.logger.start(["--journal", sandbox.journal, "--gpsd", address])
+        // Before the fix, '[::1' was retried forever: the limit only ends a broken test.
+        let result = child.wait(timeout: .seconds(60))
+        #expect(result.exitStatus == 64, "\(result)")
+        #expect(result.stderrLines == ["overland-log: --gpsd '\(address)': use HOST, HOST:PORT or [IPv6]:PORT "
+                                       + "(a host name or address, a port from 1 to 65535)"], "\(result.stderrText)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.journal), "the journal is not touched")
+    }
+}
