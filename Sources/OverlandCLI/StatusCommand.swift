@@ -43,17 +43,20 @@ public struct StatusCommand: ParsableCommand {
             let settings = try journalOptions.settings()
             let destinations = try journalOptions.settingsOptions.destinations(settings: settings)
             let path = journalOptions.path(with: settings)
+            // Tracking off comes first: nothing else on the page changes while it is.
+            let trackingOff = TrackingNotice.line(for: settings, settingsPath: journalOptions.settingsOptions.path)
+                .map { "Logging is OFF: " + $0 + ".\n\n" } ?? ""
             // First use: nothing logged yet at the default place. A journal the user named is not guessed at.
             if journalOptions.journal == nil && settings.journal == nil && !Self.exists(path) {
                 var status = Status.nothingLogged(journalPath: path, settings: settings, now: Journal.currentTime())
                 status.destinations = destinations.map { DestinationStatus(destination: $0, backlog: 0, sync: SyncState()) }
-                Terminal.output(json ? status.json() : Status.firstUse(journalPath: path) + status.text())
+                Terminal.output(json ? status.json() : trackingOff + Status.firstUse(journalPath: path) + status.text())
                 return
             }
             let journal = try Journal(path: path)
             var status = try Status.read(journal: journal, settings: settings, now: Journal.currentTime())
             status.destinations = try DestinationStatus.read(destinations, journal: journal)
-            Terminal.output(json ? status.json() : status.text())
+            Terminal.output(json ? status.json() : trackingOff + status.text())
         }
     }
 }
