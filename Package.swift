@@ -36,7 +36,7 @@ let package = Package(
         // Segments, append, seal, recover, cursor, manifest.
         .target(name: "OverlandJournal", dependencies: ["CZlib", "OverlandJSON"]),
         // Settings: the file, every key with its allowed values, presets, `set`, setup links.
-        .target(name: "OverlandSettings", dependencies: ["OverlandJSON"]),
+        .target(name: "OverlandSettings", dependencies: ["OverlandJSON", "OverlandProtocol"]),
         // Reads the journal from the cursor, batches, posts, advances the cursor; copy
         // detection (the machine's registry of synced journals).
         .target(

@@ -19,6 +19,7 @@ extension SettingsOptions {
                     throw error.usageFailure
                 }
             }
+            TrackingNotice.changed(from: old, to: new, by: "a local command (overland)", settingsPath: path, tool: nil)
             return (new, new.differences(from: old))
         } catch let error as SettingsError {
             throw error.commandFailure

@@ -203,6 +203,8 @@ public struct LogCommand: ParsableCommand {
         let (loaded, problems) = try journalOptions.settingsOptions.loadTolerating()
         var settings = loaded
         for problem in problems { Terminal.error("overland-log: \(SettingsProblem.loggerNotice(problem))") }
+        let settingsPath = journalOptions.settingsOptions.path
+        if let off = TrackingNotice.line(for: settings, settingsPath: settingsPath) { Terminal.error("overland-log: " + off) }
         let journal = try Journal(path: journalOptions.path(with: settings), create: true,
                                   deviceID: DeviceIdentity.resolve(flag: deviceID, settings: settings),
                                   machine: UniqueID.ofThisMachine())
@@ -259,7 +261,11 @@ public struct LogCommand: ParsableCommand {
         let tripWatcher = FileChangeWatcher(path: journal.statePath(of: Trip.stateName))
         reader.onReload = {
             do {
+                let wasOff = TrackingChange.isOff(settings)
                 settings = try journalOptions.settings()
+                if wasOff != TrackingChange.isOff(settings) {
+                    Terminal.error("overland-log: " + (TrackingNotice.line(for: settings, settingsPath: settingsPath) ?? "tracking is on again"))
+                }
                 appender.policy.commitInterval = commitInterval ?? settings.commitInterval
                 return recorderConfiguration(settings, trip: try Trip.active(in: journal))
             } catch {

@@ -32,6 +32,8 @@ enum MQTTSync {
         mqtt.caFile = destination.caFile
         mqtt.loggingMode = destination.loggingMode == .all ? .all : .latest
         mqtt.sendIntervalSeconds = destination.sendInterval.seconds
+        mqtt.pubRetain = destination.pubRetain
+        mqtt.commands = OverlandMQTT.MQTTDestination.Commands(rawValue: destination.commands.rawValue) ?? .report
         mqtt.maxTime = maxTime
         // A test hook, for the tests only (README, Tests): a broker that never answers is
         // waited on this long, so that a test sees what happens meanwhile without racing
@@ -55,6 +57,9 @@ final class MQTTConnections: @unchecked Sendable {
 
     private var mutex = pthread_mutex_t()
     private var senders: [String: MQTTSender] = [:]
+    /// Set when a broker refused the subscription to `TOPIC/cmd`: `--watch` then ends (75)
+    /// after the pass, rather than wait for commands that cannot arrive.
+    private(set) var commandsRefused = false
 
     private init() { pthread_mutex_init(&mutex, nil) }
 
@@ -73,7 +78,13 @@ final class MQTTConnections: @unchecked Sendable {
         pthread_mutex_unlock(&mutex)
         guard let sender else { return SyncReport(outcome: .interrupted) }
         sender.listensForCommands = keepOpen
-        return sender.run(holding: lock, sendNow: sendNow)
+        let report = sender.run(holding: lock, sendNow: sendNow)
+        if keepOpen, sender.commandRefusal != nil {
+            pthread_mutex_lock(&mutex)
+            commandsRefused = true
+            pthread_mutex_unlock(&mutex)
+        }
+        return report
     }
 
     /// Waits `duration`, answering commands on every open connection meanwhile
@@ -93,7 +104,7 @@ final class MQTTConnections: @unchecked Sendable {
                 let slice = min(deadline, ContinuousClock.now + .milliseconds(max(50, 500 / open.count)))
                 do {
                     try sender.idle(until: slice) { outcome in
-                        Self.report(outcome, destination: sender.destination, settingsPath: settingsPath, verbose: verbose)
+                        Self.report(outcome, sender: sender, settingsPath: settingsPath, verbose: verbose)
                     }
                 } catch {
                     // The next run reconnects; meanwhile nothing to listen to.
@@ -114,17 +125,24 @@ final class MQTTConnections: @unchecked Sendable {
         }
     }
 
-    private static func report(_ outcome: MQTTSender.CommandOutcome, destination: OverlandMQTT.MQTTDestination,
-                               settingsPath: String, verbose: Bool) {
+    private static func report(_ outcome: MQTTSender.CommandOutcome, sender: MQTTSender, settingsPath: String, verbose: Bool) {
+        let destination = sender.destination
         let tool = "overland-sync: \(destination.name): "
         switch outcome {
         case .reportedLocation(let published):
             if verbose || !published {
                 Terminal.error(tool + "reportLocation: " + (published ? "the newest point published" : "no point in the journal to report"))
             }
-        case .setConfiguration(let configuration):
-            OwnTracksConfigurationApplier.apply(configuration, settingsPath: settingsPath, token: destination.token,
-                                                label: destination.name, verbose: verbose)
+        case .setConfiguration(let configuration, let retained):
+            let applied = OwnTracksConfigurationApplier.apply(configuration, settingsPath: settingsPath, token: destination.token,
+                                                              label: destination.name, verbose: verbose)
+            if applied, let retained {
+                do { try sender.rememberApplied(retained) } catch {
+                    Terminal.error(tool + "setConfiguration: applied, but not remembered (it will be applied again): \(error)")
+                }
+            }
+        case .alreadyApplied:
+            if verbose { Terminal.error(tool + "setConfiguration: the retained command was applied before; not again") }
         case .ignored(let why):
             Terminal.error(tool + "cmd ignored: \(why)")
         }
@@ -135,23 +153,30 @@ final class MQTTConnections: @unchecked Sendable {
 /// (`applyOwnTracksConfiguration`: OwnTracks keys onto remotely settable settings, with the
 /// checks of `set`; unknown keys ignored with a warning; never an endpoint or a token).
 enum OwnTracksConfigurationApplier {
-    static func apply(_ configuration: JSONValue, settingsPath: String, token: String?, label: String, verbose: Bool) {
-        let tool = "overland-sync: \(label): setConfiguration: "
+    /// Applies `configuration`; false when the settings could not be saved (said on stderr).
+    @discardableResult
+    static func apply(_ configuration: JSONValue, settingsPath: String, token: String?, label: String, verbose: Bool) -> Bool {
+        // The warnings name `setConfiguration` themselves; the changes are prefixed with it.
+        let tool = "overland-sync: \(label): "
         do {
             var outcome = OwnTracksConfigurationOutcome()
-            _ = try SettingsFile.update(path: settingsPath) { settings in
+            let (old, new) = try SettingsFile.update(path: settingsPath) { settings in
                 outcome = applyOwnTracksConfiguration(configuration, to: &settings)
             }
+            TrackingNotice.changed(from: old, to: new, by: "the mqtt broker of destination '\(label)' (setConfiguration)",
+                                   settingsPath: settingsPath, tool: tool + "setConfiguration: ")
             // A warning quotes what was sent, where the token may have been echoed.
             let secrets = token.map { [$0] } ?? []
             for warning in outcome.warnings {
                 Terminal.error(tool + SecretRedaction.hiding(secrets, in: warning.description))
             }
             if verbose {
-                for change in outcome.changes { Terminal.error(tool + "\(change)") }
+                for change in outcome.changes { Terminal.error(tool + "setConfiguration: \(change)") }
             }
+            return true
         } catch {
-            Terminal.error(tool + "the settings were not saved: \(error)")
+            Terminal.error(tool + "setConfiguration: the settings were not saved: \(error)")
+            return false
         }
     }
 }

@@ -45,6 +45,9 @@ public struct StatusCommand: ParsableCommand {
             let (settings, settingsProblems) = try journalOptions.settingsOptions.loadTolerating()
             let destinations = try journalOptions.settingsOptions.destinations(settings: settings)
             let path = journalOptions.path(with: settings)
+            // Tracking off comes first: nothing else on the page changes while it is.
+            let trackingOff = TrackingNotice.line(for: settings, settingsPath: journalOptions.settingsOptions.path)
+                .map { "Logging is OFF: " + $0 + ".\n\n" } ?? ""
             // First use: nothing logged yet at the default place. A journal the user named is not guessed at.
             if journalOptions.journal == nil && settings.journal == nil && !Self.exists(path) {
                 var status = Status.nothingLogged(journalPath: path, settings: settings, now: SyncClock.now())
@@ -52,7 +55,7 @@ public struct StatusCommand: ParsableCommand {
                 status.hasDefaultDestination = destinations.contains { $0.isDefault }
                 status.settingsProblems = settingsProblems
                 status.packagedJournal = Paths.packagedJournalHint(besides: path)
-                Terminal.output(json ? status.json() : Status.firstUse(journalPath: path, packagedJournal: status.packagedJournal) + status.text())
+                Terminal.output(json ? status.json() : trackingOff + Status.firstUse(journalPath: path, packagedJournal: status.packagedJournal) + status.text())
                 return
             }
             let journal = try Journal(path: path)
@@ -60,7 +63,7 @@ public struct StatusCommand: ParsableCommand {
             status.destinations = try DestinationStatus.read(destinations, journal: journal)
             status.hasDefaultDestination = destinations.contains { $0.isDefault }
             status.settingsProblems = settingsProblems
-            Terminal.output(json ? status.json() : status.text())
+            Terminal.output(json ? status.json() : trackingOff + status.text())
         }
     }
 }

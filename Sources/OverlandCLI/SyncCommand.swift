@@ -109,6 +109,7 @@ public struct SyncCommand: AsyncParsableCommand {
     private func runCatching() async -> ExitStatus {
         do {
             var status = try await syncOnce()
+            if watch && MQTTConnections.shared.commandsRefused { return .tryLater }
             while watch {
                 let settings = try settingsOptions.load()
                 // The shortest send interval of the destinations; sending off: look again
@@ -119,6 +120,8 @@ public struct SyncCommand: AsyncParsableCommand {
                 try await MQTTConnections.shared.idle(for: .seconds(max(interval, 1)), settingsPath: settingsOptions.path,
                                                       verbose: verbose)
                 status = try await syncOnce()
+                // Commands can never arrive: say so (the pass did) and end, 75.
+                if MQTTConnections.shared.commandsRefused { return .tryLater }
             }
             return status
         } catch let failure as CommandFailure {
@@ -421,9 +424,11 @@ struct ServerSetApplier: Sendable {
     func apply(_ set: JSONValue, token: String?) {
         do {
             var outcome = SetOutcome()
-            _ = try SettingsFile.update(path: settingsPath) { settings in
+            let (old, new) = try SettingsFile.update(path: settingsPath) { settings in
                 outcome = OverlandSettings.applyServerSet(set, to: &settings)
             }
+            TrackingNotice.changed(from: old, to: new, by: "the server of the default destination (its reply's set)",
+                                   settingsPath: settingsPath, tool: "overland-sync: server set: ")
             for warning in outcome.warnings {
                 // A warning quotes what the server sent (an unknown key, a refused value),
                 // where it may echo the token (whole, cut, padded or split): every run of

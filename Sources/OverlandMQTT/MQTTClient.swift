@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import CMosquitto
+import OverlandProtocol
 
 /// One connection to an MQTT broker through libmosquitto, driven from the caller's thread:
 /// no background thread, and every wait is `mosquitto_loop` with a timeout cut to a
@@ -23,6 +24,10 @@ public final class MQTTClient {
     public let options: MQTTClientOptions
     private let handle: OpaquePointer
     private var userData: Unmanaged<MQTTClient>?
+    /// The broker's connection for a plain `mqtt://` broker: libmosquitto reads only what
+    /// passed its packet filter. Nil for `mqtts://`, where libmosquitto holds the TLS
+    /// connection itself (and MQTT 5's Maximum Packet Size is the only limit).
+    private var relay: MQTTRelay?
 
     // What the callbacks recorded.
     private var connack: Int32?
@@ -31,7 +36,8 @@ public final class MQTTClient {
     private var disconnectReason: Int32?
     /// Message ids whose PUBACK arrived, with the reason code (MQTT 5; 0 in 3.1.1).
     private var acknowledgements: [(mid: Int32, reason: Int32)] = []
-    private var subscribed: Set<Int32> = []
+    /// SUBACKs received: message id and the first granted QoS (0x80 and up: refused).
+    private var subscribed: [Int32: Int32] = [:]
     private var received: [Message] = []
     /// The last error libmosquitto logged (TLS verification details arrive only this way).
     private var lastLoggedError: String?
@@ -53,7 +59,7 @@ public final class MQTTClient {
     public init(options: MQTTClientOptions) throws(MQTTError) {
         if let failure = Self.library { throw .configuration(failure) }
         self.options = options
-        guard let made = mosquitto_new(options.clientID, true, nil) else {
+        guard let made = mosquitto_new(options.clientID, options.cleanSession, nil) else {
             throw .configuration("cannot create an mqtt client: \(String(cString: strerror(errno)).lowercased())")
         }
         handle = made
@@ -65,6 +71,7 @@ public final class MQTTClient {
 
     deinit {
         mosquitto_destroy(handle)
+        relay?.close()
     }
 
     private func configure() throws(MQTTError) {
@@ -112,8 +119,9 @@ public final class MQTTClient {
             guard let client = MQTTClient.from(object) else { return }
             if client.inFlight.remove(mid) != nil { client.acknowledgements.append((mid, reason)) }
         }
-        mosquitto_subscribe_v5_callback_set(handle) { _, object, mid, _, _, _ in
-            MQTTClient.from(object)?.subscribed.insert(mid)
+        mosquitto_subscribe_v5_callback_set(handle) { _, object, mid, count, granted, _ in
+            // A SUBACK without a code is malformed: counted as a refusal.
+            MQTTClient.from(object)?.subscribed[mid] = count > 0 ? granted?.pointee ?? 0x80 : 0x80
         }
         mosquitto_message_v5_callback_set(handle) { _, object, message, _ in
             guard let client = MQTTClient.from(object), let message = message?.pointee, let topic = message.topic else { return }
@@ -153,6 +161,48 @@ public final class MQTTClient {
     public func connect() throws(MQTTError) {
         let deadline = ContinuousClock.now + .milliseconds(Int64(options.connectTimeout * 1000))
         let broker = options.broker
+        if !broker.usesTLS {
+            try connectThroughRelay(deadline: deadline)
+        } else {
+            try connectDirectly()
+        }
+        do {
+            try pump(until: deadline) { $0.connack != nil }
+        } catch .tryLater(let message) {
+            throw .tryLater("cannot connect to \(broker): \(message.hasPrefix("no answer") ? "no connack within \(Self.seconds(options.connectTimeout)) s" : message)")
+        }
+        guard let code = connack else { throw .tryLater("cannot connect to \(broker): no connack") }
+        if code != 0 { throw Self.refusal(code, broker: broker) }
+    }
+
+    /// Connects to the broker through a relay (`MQTTRelay`), then libmosquitto to the
+    /// relay, asking an MQTT 5 broker for packets of at most `maximumPacketSize`.
+    private func connectThroughRelay(deadline: ContinuousClock.Instant) throws(MQTTError) {
+        let broker = options.broker
+        let made = try MQTTRelay.connect(to: broker, maximumPacketSize: options.maximumPacketSize, deadline: deadline)
+        let (listener, port) = try MQTTRelay.listener()
+        var properties: OpaquePointer?
+        if options.protocolVersion == .v5 {
+            _ = mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_MAXIMUM_PACKET_SIZE.rawValue), UInt32(options.maximumPacketSize))
+        }
+        errno = 0
+        let rc = mosquitto_connect_bind_v5(handle, "127.0.0.1", Int32(port), Int32(options.keepAlive), nil, properties)
+        let savedErrno = errno
+        mosquitto_property_free_all(&properties)
+        guard rc == MOSQ_ERR_SUCCESS.rawValue else {
+            close(listener)
+            if rc == MOSQ_ERR_INVAL.rawValue {
+                throw .configuration("cannot connect to \(broker): libmosquitto refuses the keep-alive or the options")
+            }
+            throw .tryLater("cannot connect to \(broker): the local relay: \(Self.describe(rc, errno: savedErrno))")
+        }
+        try made.accept(from: listener, client: mosquitto_socket(handle), deadline: deadline)
+        relay = made
+    }
+
+    /// libmosquitto connects to the broker itself (TLS), without waiting.
+    private func connectDirectly() throws(MQTTError) {
+        let broker = options.broker
         errno = 0
         let rc = mosquitto_connect_async(handle, broker.host, Int32(broker.port), Int32(options.keepAlive))
         let savedErrno = errno
@@ -168,13 +218,6 @@ public final class MQTTClient {
             }
             throw .tryLater("cannot connect to \(broker): \(Self.describe(rc, errno: savedErrno))")
         }
-        do {
-            try pump(until: deadline) { $0.connack != nil }
-        } catch .tryLater(let message) {
-            throw .tryLater("cannot connect to \(broker): \(message.hasPrefix("no answer") ? "no connack within \(Self.seconds(options.connectTimeout)) s" : message)")
-        }
-        guard let code = connack else { throw .tryLater("cannot connect to \(broker): no connack") }
-        if code != 0 { throw Self.refusal(code, broker: broker) }
     }
 
     /// The error for a CONNACK that refused the connection (3.1.1 return codes 1-5, MQTT 5
@@ -225,8 +268,15 @@ public final class MQTTClient {
 
     /// One turn of the loop: reads, writes and keep-alive, waiting at most `timeoutMilliseconds`.
     public func step(timeoutMilliseconds: Int32) throws(MQTTError) {
+        if let relay {
+            relay.pump(timeoutMilliseconds: timeoutMilliseconds)
+            if let failure = relay.failure {
+                connected = false
+                throw .tryLater(failure + "; connection closed")
+            }
+        }
         errno = 0
-        let rc = mosquitto_loop(handle, timeoutMilliseconds, 1)
+        let rc = mosquitto_loop(handle, relay == nil ? timeoutMilliseconds : 0, 1)
         let savedErrno = errno
         // A CONNACK that refused the connection: `connect` says why.
         if let code = connack, code != 0 { return }
@@ -283,23 +333,33 @@ public final class MQTTClient {
         return acknowledgements
     }
 
+    /// The publishes the relay dropped unread since the last call (larger than
+    /// `maximumPacketSize`; those at QoS 1 acknowledged).
+    public func takeDropped() -> [MQTTPacketFilter.Dropped] {
+        relay?.takeDropped() ?? []
+    }
+
     /// The messages received since the last call.
     public func takeMessages() -> [Message] {
         defer { received.removeAll() }
         return received
     }
 
-    /// Subscribes to `topic` at QoS 1 and waits for the SUBACK (request timeout).
-    public func subscribe(_ topic: String) throws(MQTTError) {
+    /// Subscribes to `topic` at QoS 1 and waits for the SUBACK (request timeout); returns
+    /// the QoS the broker granted: 0 or 1, or a refusal (0x80 in MQTT 3.1.1, 0x80 and up
+    /// in MQTT 5: not authorized, topic filter invalid...).
+    @discardableResult
+    public func subscribe(_ topic: String) throws(MQTTError) -> Int32 {
         var mid: Int32 = 0
         let rc = mosquitto_subscribe(handle, &mid, topic, 1)
         guard rc == MOSQ_ERR_SUCCESS.rawValue else { throw .tryLater("cannot subscribe to '\(topic)': \(Self.describe(rc))") }
         let deadline = ContinuousClock.now + .milliseconds(Int64(options.requestTimeout * 1000))
         do {
-            try pump(until: deadline) { $0.subscribed.contains(mid) }
+            try pump(until: deadline) { $0.subscribed[mid] != nil }
         } catch .tryLater(let message) {
             throw .tryLater("\(options.broker): subscribing to '\(topic)': \(message)")
         }
+        return subscribed.removeValue(forKey: mid) ?? 0x80
     }
 
     /// Waits until every publish is acknowledged or `deadline` passes (no error then: the
@@ -319,8 +379,12 @@ public final class MQTTClient {
         guard mosquitto_disconnect(handle) == MOSQ_ERR_SUCCESS.rawValue else { return }
         let deadline = ContinuousClock.now + .milliseconds(500)
         while disconnectReason == nil, ContinuousClock.now < deadline {
-            if mosquitto_loop(handle, 50, 1) != MOSQ_ERR_SUCCESS.rawValue { break }
+            relay?.pump(timeoutMilliseconds: 10)
+            if mosquitto_loop(handle, relay == nil ? 50 : 0, 1) != MOSQ_ERR_SUCCESS.rawValue { break }
         }
+        // The DISCONNECT reaches the broker before the relay closes.
+        while let relay, relay.isForwarding, ContinuousClock.now < deadline { relay.pump(timeoutMilliseconds: 10) }
+        relay?.close()
         connected = false
     }
 

@@ -1,3 +1,5 @@
+import OverlandProtocol
+
 /// How a client connects: the broker, who it is, TLS, and its deadlines.
 public struct MQTTClientOptions: Sendable, Equatable {
     /// MQTT protocol versions libmosquitto speaks that brokers of today accept.
@@ -39,6 +41,15 @@ public struct MQTTClientOptions: Sendable, Equatable {
     public var requestTimeout: Double = 60
     /// QoS 1 publishes without a PUBACK yet, at most.
     public var inFlightWindow = 100
+    /// MQTT's clean session (3.1.1) or clean start (5). False: a persistent session,
+    /// whose subscriptions the broker keeps and whose QoS 1 messages it queues while the
+    /// client is away (the client id must be stable: it is, `MQTTClientID`).
+    public var cleanSession = true
+    /// The largest packet taken from the broker, fixed header included: a command is at
+    /// most 64 KiB (`OwnTracksCommand`), nothing else a broker sends this client comes
+    /// near. Larger publishes are dropped unread (`MQTTPacketFilter`); MQTT 5 brokers are
+    /// told (the CONNECT's Maximum Packet Size) and drop them themselves.
+    public var maximumPacketSize = 128 * 1024
 
     public init(broker: MQTTBrokerURL, clientID: String) {
         self.broker = broker

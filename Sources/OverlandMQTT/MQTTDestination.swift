@@ -48,6 +48,23 @@ public struct MQTTDestination: Sendable, Equatable {
     public var inFlightWindow = 100
     /// The least time between two runs that send, in seconds; nil when sending is off.
     public var sendIntervalSeconds: Int? = 300
+    /// Whether `location` messages are published retained (OwnTracks' `pubRetain`, the
+    /// apps' default): a subscriber that comes later (Home Assistant after its discovery
+    /// config) gets the newest position at once. The `latest` mode always retains.
+    public var pubRetain = true
+    /// Which commands on `TOPIC/cmd` are obeyed.
+    public var commands = Commands.report
+
+    /// Which commands on `TOPIC/cmd` are obeyed: any client the broker lets publish there
+    /// can send them, so changing the settings is opt-in.
+    public enum Commands: String, Sendable {
+        /// Every command is ignored (one line each).
+        case none
+        /// `reportLocation` only: it publishes the newest point and changes nothing.
+        case report
+        /// `reportLocation` and `setConfiguration`.
+        case all
+    }
 
     public init(name: String, url: String, deviceID: String) {
         self.name = name
@@ -74,7 +91,9 @@ public struct MQTTDestination: Sendable, Equatable {
     /// Checks what can be checked before connecting: the url, the topic, the credentials,
     /// the CA file, the numbers. Throws `.configuration`.
     public func validate() throws(MQTTError) -> MQTTBrokerURL {
-        let broker = try MQTTBrokerURL(parsing: url)
+        let broker: MQTTBrokerURL
+        do { broker = try MQTTBrokerURL(parsing: url) } catch { throw .configuration(error.description) }
+        if let problem = OwnTracksIdentity.problem(deviceID: deviceID) { throw .configuration(problem) }
         try MQTTTopic.validate(deviceTopic)
         if discovery { try MQTTTopic.validate(discoveryPrefix) }
         let credentials = self.credentials

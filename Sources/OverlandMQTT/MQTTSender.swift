@@ -29,8 +29,14 @@ public final class MQTTSender {
     private var client: MQTTClient?
     /// Whether `TOPIC/cmd` is subscribed on the current connection.
     private var listening = false
-    /// Subscribe to `TOPIC/cmd` on connecting (for `--watch`).
+    /// Subscribe to `TOPIC/cmd` on connecting (for `--watch`): the connection is then made
+    /// at the first run even when nothing is due, with a persistent session (clean session
+    /// off, the stable client id) so that commands sent while it is away wait at the broker.
     public var listensForCommands = false
+    /// Why the broker refused the subscription to `TOPIC/cmd` on this connection (a SUBACK
+    /// of 0x80 or more), or nil: commands from it cannot arrive. The run that met it ends
+    /// with `.retryLater` and this message, once its points are delivered.
+    public private(set) var commandRefusal: String?
     /// Whether the connection is open (kept between runs in `--watch`).
     public var isConnected: Bool { client?.isConnected ?? false }
 
@@ -69,7 +75,18 @@ public final class MQTTSender {
             return SyncReport(outcome: .stateError, message: error.description)
         }
         let now = wallClock()
-        if !sendNow, let held = schedule(state: state, now: now) { return held }
+        if !sendNow, var held = schedule(state: state, now: now) {
+            guard listensForCommands else { return held }
+            // Listening starts now, not at the first due send: commands wait for no one.
+            do {
+                try connectIfNeeded(broker: broker)
+            } catch {
+                close(gracefully: false)
+                held.warnings.append("commands: \(error)")
+            }
+            if let refusal = commandRefusal { return SyncReport(outcome: .retryLater, message: refusal) }
+            return held
+        }
 
         var report = drain(broker: broker)
         state.skippedRecords += UInt64(report.skippedRecords)
@@ -96,6 +113,12 @@ public final class MQTTSender {
         }
         if report.outcome != .nothingToSend || state.consecutiveFailures > 0 {
             do { try state.save(in: journal, as: stateName) } catch { report.warnings.append(error.description) }
+        }
+        // The points went; that commands cannot arrive is said once the rest is recorded,
+        // and is not a failed delivery (no backoff).
+        if let refusal = commandRefusal, report.outcome == .delivered || report.outcome == .nothingToSend {
+            report.outcome = .retryLater
+            report.message = refusal
         }
         return report
     }
@@ -164,6 +187,7 @@ public final class MQTTSender {
         if gracefully { client?.disconnect() }
         client = nil
         listening = false
+        commandRefusal = nil
     }
 
     // MARK: - Connection
@@ -174,15 +198,26 @@ public final class MQTTSender {
             return
         }
         client = nil
-        let made = try MQTTClient(options: destination.clientOptions(broker: broker, will: messages.lastWill(connectedAt: wallClock())))
+        var options = destination.clientOptions(broker: broker, will: messages.lastWill(connectedAt: wallClock()))
+        options.cleanSession = !listensForCommands
+        let made = try MQTTClient(options: options)
         try made.connect()
         client = made
         if listensForCommands { try subscribeCommands(made) }
     }
 
     private func subscribeCommands(_ client: MQTTClient) throws(MQTTError) {
-        try client.subscribe(messages.commandTopic)
+        let granted = try client.subscribe(messages.commandTopic)
         listening = true
+        commandRefusal = granted >= 0x80 ? Self.subscriptionRefusal(granted, topic: messages.commandTopic) : nil
+    }
+
+    /// The message for a SUBACK that refused `topic`.
+    static func subscriptionRefusal(_ code: Int32, topic: String) -> String {
+        let hex = String(code, radix: 16)
+        let why = code == 0x87 ? "not authorized" : code == 0x8F ? "topic filter invalid" : "refused"
+        return "the broker refused the subscription to '\(topic)' (suback 0x\(hex): \(why)): "
+            + "commands cannot arrive; allow this client to subscribe to it in the broker's acl"
     }
 
     /// Publishes one message and waits for its PUBACK (request timeout).
@@ -267,7 +302,7 @@ public final class MQTTSender {
                     endOfJournal = true
                     break
                 }
-                let recordMessages = messages.messages(forRecord: journalRecord.line[...])
+                let recordMessages = messages.messages(forRecord: journalRecord.line[...], retainLocation: destination.pubRetain)
                 if recordMessages.isEmpty {
                     pending.append(Pending(mid: nil, next: journalRecord.sequence + 1, acknowledged: true))
                 }
@@ -357,43 +392,69 @@ public final class MQTTSender {
     public enum CommandOutcome: Sendable {
         /// `reportLocation` answered with the newest point (nil: the journal has none).
         case reportedLocation(published: Bool)
-        /// `setConfiguration`: the `configuration` object, for the caller to apply.
-        case setConfiguration(JSONValue)
-        /// A message that is not a command this tool takes, with why.
+        /// `setConfiguration`: the `configuration` object, for the caller to apply; for a
+        /// retained message, its fingerprint, for `rememberApplied` once it is applied.
+        case setConfiguration(JSONValue, retained: String?)
+        /// A retained `setConfiguration` already applied (the broker hands it over again
+        /// on every subscription): not applied again.
+        case alreadyApplied
+        /// A message that is not a command this tool takes, or one the destination's
+        /// `commands` does not allow, with why.
         case ignored(String)
     }
 
-    /// Keeps the connection alive and answers commands until `deadline`: `reportLocation`
-    /// publishes the journal's newest point at once (`t`:`r`); `setConfiguration` is handed
-    /// to `onCommand` for the caller to validate and apply. Throws `.tryLater` when the
-    /// connection is lost (the next drain reconnects).
+    /// Keeps the connection alive and answers commands until `deadline`, as the
+    /// destination's `commands` allows: `reportLocation` publishes the journal's newest
+    /// point at once (`t`:`r`); `setConfiguration` is handed to `onCommand` for the caller
+    /// to validate and apply. Throws `.tryLater` when the connection is lost (the next
+    /// drain reconnects).
     public func idle(until deadline: ContinuousClock.Instant, onCommand: (CommandOutcome) -> Void) throws(MQTTError) {
         guard let client, client.isConnected else { return }
         while ContinuousClock.now < deadline {
             try client.step(timeoutMilliseconds: 200)
             for message in client.takeMessages() where message.topic == messages.commandTopic {
-                onCommand(try handle(command: message.payload))
+                onCommand(try handle(command: message))
+            }
+            for dropped in client.takeDropped() {
+                onCommand(.ignored("a message of \(dropped.size) bytes on '\(PrintableText.sanitised(dropped.topic, allowLineBreaks: false))' dropped unread: "
+                                   + "more than the \(client.options.maximumPacketSize) bytes this client takes"))
             }
         }
     }
 
-    private func handle(command payload: [UInt8]) throws(MQTTError) -> CommandOutcome {
+    private func handle(command message: MQTTClient.Message) throws(MQTTError) -> CommandOutcome {
         let command: OwnTracksCommand
         do {
-            command = try OwnTracksCommand(payload: payload)
+            command = try OwnTracksCommand(payload: message.payload)
         } catch {
             return .ignored(error.description)
         }
         switch command {
         case .reportLocation:
+            guard destination.commands != .none else { return .ignored(notAllowed("reportLocation", needs: "report")) }
             guard let point = newestPoint() else { return .reportedLocation(published: false) }
-            try publishAndWait(messages.location(point, retain: destination.loggingMode == .latest, trigger: "r"))
+            try publishAndWait(messages.location(point, retain: destination.loggingMode == .latest || destination.pubRetain, trigger: "r"))
             return .reportedLocation(published: true)
         case .setConfiguration(let configuration):
-            return .setConfiguration(configuration)
+            guard destination.commands == .all else { return .ignored(notAllowed("setConfiguration", needs: "all")) }
+            guard message.retained else { return .setConfiguration(configuration, retained: nil) }
+            let fingerprint = FNV1a.hex(String(decoding: message.payload, as: UTF8.self))
+            if RetainedCommandState.load(journal: journal, destination: cursor.name.text) == fingerprint { return .alreadyApplied }
+            return .setConfiguration(configuration, retained: fingerprint)
         case .unsupported(let action):
             return .ignored("command '\(action)' is not one this tool takes (reportLocation, setConfiguration)")
         }
+    }
+
+    /// Records that the retained command with `fingerprint` was applied: the broker's next
+    /// copy of it (at every subscription) is passed over.
+    public func rememberApplied(_ fingerprint: String) throws(JournalError) {
+        try RetainedCommandState.save(fingerprint, journal: journal, destination: cursor.name.text)
+    }
+
+    private func notAllowed(_ action: String, needs: String) -> String {
+        "\(action) not obeyed: destination '\(destination.name)' takes commands '\(destination.commands.rawValue)'; "
+            + "'overland destination set \(destination.name) commands \(needs)' allows it"
     }
 
     /// The newest location by time in the journal's last segments.

@@ -48,8 +48,10 @@ public struct OwnTracksMessages: Sendable {
     /// whose attributes and availability are read from the OwnTracks messages on the device
     /// topic (one publish per point serves OwnTracks and Home Assistant alike).
     public func discovery() -> Message {
-        // One tracker per device topic: `owntracks/alice/van` is `owntracks_alice_van`.
-        let source = destination.deviceID.isEmpty ? topic.value : destination.deviceID
+        // One tracker per device topic: `owntracks/alice/van` is `owntracks_alice_van`. Its
+        // name is the device part (`van` of `alice/van`): Home Assistant shows the device
+        // name before the entity name, so the whole id would read "alice/van alice/van".
+        let source = identity.device ?? topic.value.split(separator: "/").last.map(String.init) ?? topic.value
         let objectID = HomeAssistantDiscovery.objectID(sanitising: topic.value)
         let config = HomeAssistantDiscovery.deviceTracker(
             objectID: objectID, name: source, jsonAttributesTopic: topic.value,

@@ -33,4 +33,15 @@ public struct OwnTracksIdentity: Sendable, Equatable {
         }
         trackerID = device.map { String($0.suffix(2)) }
     }
+
+    /// Why `deviceID` cannot name an OwnTracks device, or nil when it can. A device is
+    /// `USER/DEVICE` (or `DEVICE`): one `/` at most. With two (`alice/van/2`) the OwnTracks
+    /// Recorder files the points under `owntracks/alice/van/2`, a sub-topic its API and
+    /// web pages never show. The one rule for the owntracks protocol, its profiles and
+    /// mqtt destinations, at `set` time and at sync time.
+    public static func problem(deviceID: String) -> String? {
+        guard deviceID.split(separator: "/", omittingEmptySubsequences: false).count > 2 else { return nil }
+        return "device id '\(ReceiverURL.printable(deviceID))' has more than one '/': OwnTracks names a device USER/DEVICE, "
+            + "and the OwnTracks Recorder files this one under a sub-topic its API never shows (set device_id to USER/DEVICE)"
+    }
 }

@@ -41,6 +41,11 @@ public struct Destination: Sendable, Equatable {
     public var keepalive = 60
     /// The MQTT protocol version.
     public var protocolVersion: MQTTProtocolVersion = .v311
+    /// Whether MQTT location messages are published retained (OwnTracks' `pubRetain`,
+    /// true by default in the apps): a subscriber that comes later sees the position at once.
+    public var pubRetain = true
+    /// Which commands on the MQTT `TOPIC/cmd` are obeyed.
+    public var commands: RemoteCommands = .report
 
     /// A destination with every default but its name, url and protocol.
     public init(name: String, url: String, wireProtocol: DestinationProtocol = .overland) {
@@ -87,6 +92,17 @@ public struct Destination: Sendable, Equatable {
 /// The protocol a destination speaks (OverlandProtocol's `WireProtocol`, by name).
 public enum DestinationProtocol: String, SettingChoice {
     case overland, owntracks, traccar, mqtt
+}
+
+/// Which commands a destination's broker may give (`TOPIC/cmd`). Any client allowed to
+/// publish on the topic can send them, so changing the settings is opt-in.
+public enum RemoteCommands: String, SettingChoice {
+    /// None: every command is ignored with one line.
+    case none
+    /// `reportLocation` only (the default): it publishes the newest point, and changes nothing.
+    case report
+    /// Also `setConfiguration`: the settings a server's `set` may change (tracking among them).
+    case all
 }
 
 /// The MQTT protocol versions a destination may use.

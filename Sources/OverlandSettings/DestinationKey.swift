@@ -1,4 +1,5 @@
 import OverlandJSON
+import OverlandProtocol
 
 /// One key of a destination: what it holds, which protocols take it, how it reads and
 /// writes, what it allows. `DestinationKey.all` is the single table behind
@@ -22,6 +23,10 @@ public struct DestinationKey: Sendable, CustomStringConvertible {
     let assign: @Sendable (inout Destination, JSONValue) -> Bool
     let parse: @Sendable (String) -> JSONValue
     let reset: @Sendable (inout Destination) -> Void
+    /// The message of the check the sync itself runs on this key's text (a receiver url,
+    /// an MQTT topic), or nil when it passes or the key has none: `set` then refuses the
+    /// value with the sync's own words.
+    var refusal: @Sendable (String, Destination) -> String? = { _, _ in nil }
 
     init<Value>(
         _ name: String, _ path: WritableKeyPath<Destination, Value> & Sendable, _ codec: Codec<Value>,
@@ -60,6 +65,14 @@ public struct DestinationKey: Sendable, CustomStringConvertible {
         }
         parse = { .string($0) }
         reset = { _ in }
+        refusal = { text, destination in Destination.urlProblem(text, for: destination.wireProtocol) }
+    }
+
+    /// This key, with `refusal` as the check of its text.
+    func refusing(_ refusal: @escaping @Sendable (String, Destination) -> String?) -> DestinationKey {
+        var key = self
+        key.refusal = refusal
+        return key
     }
 
     /// What the key allows for `wireProtocol`, as a phrase.
@@ -103,7 +116,8 @@ public struct DestinationKey: Sendable, CustomStringConvertible {
         DestinationKey("consider_2xx_successful", \.consider2xxSuccessful, .bool, protocols: [.overland],
                        settingsKey: "consider_2xx_successful", "whether any 2xx reply counts as delivered (can lose data)"),
         DestinationKey("topic", \.topic, .optionalText(allowed: Validation.topicAllowed, validate: Validation.topic),
-                       protocols: [.mqtt], settingsKey: nil, "the mqtt topic; unset: owntracks/USER/DEVICE"),
+                       protocols: [.mqtt], settingsKey: nil, "the mqtt topic; unset: owntracks/USER/DEVICE")
+            .refusing { text, _ in Validation.topicProblem(text) },
         DestinationKey("username", \.username, .optionalText(allowed: Validation.tokenAllowed, validate: Validation.token),
                        protocols: [.mqtt], settingsKey: nil, "the mqtt user name"),
         DestinationKey("discovery", \.discovery, .bool, protocols: [.mqtt], settingsKey: nil,
@@ -112,6 +126,10 @@ public struct DestinationKey: Sendable, CustomStringConvertible {
                        protocols: [.mqtt], settingsKey: nil, "the mqtt keep-alive in seconds"),
         DestinationKey("protocol_version", \.protocolVersion, .choice(MQTTProtocolVersion.self), protocols: [.mqtt],
                        settingsKey: nil, "the mqtt protocol version"),
+        DestinationKey("pub_retain", \.pubRetain, .bool, protocols: [.mqtt], settingsKey: nil,
+                       "whether location messages are published retained, as the owntracks apps' pubRetain (default true)"),
+        DestinationKey("commands", \.commands, .choice(RemoteCommands.self), protocols: [.mqtt], settingsKey: nil,
+                       "which commands on TOPIC/cmd are obeyed: none, report (reportLocation; default) or all (also setConfiguration)"),
     ]
 
     /// The key called `name`, or an error naming close matches (or every key).
@@ -144,6 +162,7 @@ public struct DestinationKey: Sendable, CustomStringConvertible {
             throw .invalidValue(key: name, value: quoted(text),
                                 allowed: "nothing for protocol \(destination.wireProtocol): \(takenBy) takes \(name)", location: nil)
         }
+        if let refused = refusal(text, destination) { throw .refusedValue(reason: refused) }
         var changed = destination
         guard assign(&changed, parse(text)) else {
             let shown = name == "url" ? RedactedURL.shown(text) : name == "token" ? Destination.shownToken(text) : text
@@ -158,6 +177,7 @@ public struct DestinationKey: Sendable, CustomStringConvertible {
             }
             for key in Self.all where !key.applies(to: changed.wireProtocol) { key.reset(&changed) }
         }
+        if let problem = changed.ownTracksDeviceProblem { throw .refusedValue(reason: problem) }
         destination = changed
     }
 
@@ -175,38 +195,52 @@ extension Destination {
 
     /// `text` when it is a url `wireProtocol` can use, nil otherwise.
     public static func validURL(_ text: String, for wireProtocol: DestinationProtocol) -> String? {
-        wireProtocol == .mqtt ? Validation.brokerURL(text) : Validation.endpoint(text)
+        urlProblem(text, for: wireProtocol) == nil ? text : nil
+    }
+
+    /// Why `text` is not a url `wireProtocol` can use, in the sync's own words (the same
+    /// checks: `MQTTBrokerURL` for mqtt, `ReceiverURL.checkHTTP` for the others), or nil.
+    public static func urlProblem(_ text: String, for wireProtocol: DestinationProtocol) -> String? {
+        do {
+            if wireProtocol == .mqtt { _ = try MQTTBrokerURL(parsing: text) } else { try ReceiverURL.checkHTTP(text) }
+            return nil
+        } catch {
+            return error.description
+        }
+    }
+
+    /// Whether the receiver files points by OwnTracks' `USER/DEVICE`: the owntracks and
+    /// mqtt protocols, the `owntracks` logging mode, and the owntracks profiles.
+    public var namesOwnTracksDevices: Bool {
+        wireProtocol == .owntracks || wireProtocol == .mqtt || loggingMode == .owntracks
+            || profile == .owntracksRecorder || profile == .homeAssistant
+    }
+
+    /// Why this destination's own device id cannot name an OwnTracks device
+    /// (`OwnTracksIdentity.problem`), or nil.
+    public var ownTracksDeviceProblem: String? {
+        guard namesOwnTracksDevices, let deviceID else { return nil }
+        return OwnTracksIdentity.problem(deviceID: deviceID)
     }
 
 }
 
 extension Validation {
-    /// `text` when it is an mqtt:// or mqtts:// url with a host and a port (if any) of 1 to
-    /// 65535, without whitespace or control characters.
-    static func brokerURL(_ text: String) -> String? {
-        let lower = text.lowercased()
-        let rest: Substring
-        if lower.hasPrefix("mqtts://") {
-            rest = text.dropFirst(8)
-        } else if lower.hasPrefix("mqtt://") {
-            rest = text.dropFirst(7)
-        } else {
-            return nil
-        }
-        let host = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        guard !host.isEmpty, !host.hasPrefix(":"), !host.hasSuffix("@"), isPortAcceptable(host) else { return nil }
-        guard !text.unicodeScalars.contains(where: { $0.properties.isWhitespace }), !hasControlCharacter(text) else { return nil }
-        return text
+    static let topicAllowed = "1 to \(OwnTracksTopic.maximumBytes) bytes of levels separated by '/', without '+', '#', empty levels, control characters or a leading '$'"
+
+    /// `text` when it is an MQTT topic the sender publishes to (`OwnTracksTopic`).
+    static func topic(_ text: String) -> String? {
+        topicProblem(text) == nil ? text : nil
     }
 
-    static let topicAllowed = "1 to 65535 bytes of text without control characters, '+' or '#'"
-
-    /// `text` when it is an MQTT topic a client may publish to: not empty, at most 65535
-    /// bytes, no control characters and no wildcards.
-    static func topic(_ text: String) -> String? {
-        guard !text.isEmpty, text.utf8.count <= 65535, !hasControlCharacter(text),
-              !text.contains("+"), !text.contains("#") else { return nil }
-        return text
+    /// The sender's own message for a topic it refuses, or nil.
+    static func topicProblem(_ text: String) -> String? {
+        do {
+            _ = try OwnTracksTopic(validating: text)
+            return nil
+        } catch {
+            return error.description
+        }
     }
 }
 

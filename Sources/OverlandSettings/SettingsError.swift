@@ -12,6 +12,9 @@ public enum SettingsError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidValue(key: String, value: String, allowed: String, location: SettingsLocation?)
     /// A setup link that cannot be applied.
     case invalidSetupLink(reason: String)
+    /// A value refused by the check the sync itself runs (a receiver's url, an MQTT topic,
+    /// an OwnTracks device id): `reason` is that check's own one-line message.
+    case refusedValue(reason: String)
 
     /// What kind of failure this is, for the exit status.
     public enum Category: Sendable, Equatable {
@@ -58,6 +61,8 @@ public enum SettingsError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(prefix)invalid value \(value) for \(quoted(key)) (allowed: \(allowed))"
         case .invalidSetupLink(let reason):
             return "invalid setup link: \(reason)"
+        case .refusedValue(let reason):
+            return reason
         }
     }
 }

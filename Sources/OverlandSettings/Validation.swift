@@ -1,3 +1,5 @@
+import OverlandProtocol
+
 /// The checks shared by the settings file, `overland config`, setup links and the environment.
 enum Validation {
     static func hasControlCharacter(_ text: String) -> Bool {
@@ -10,41 +12,7 @@ enum Validation {
     /// and no whitespace or control characters; templates such as `%TS` are allowed
     /// anywhere after the host.
     static func endpoint(_ text: String) -> String? {
-        let lower = text.lowercased()
-        let rest: Substring
-        if lower.hasPrefix("https://") {
-            rest = text.dropFirst(8)
-        } else if lower.hasPrefix("http://") {
-            rest = text.dropFirst(7)
-        } else {
-            return nil
-        }
-        let host = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        guard !host.isEmpty, !host.hasPrefix(":"), !host.hasSuffix("@") else { return nil }
-        guard isPortAcceptable(host) else { return nil }
-        guard !text.unicodeScalars.contains(where: { $0.properties.isWhitespace }) else { return nil }
-        guard !hasControlCharacter(text) else { return nil }
-        return text
-    }
-
-    /// Whether the port of an authority (`user@host:port`, `[::1]:port`) is absent, empty
-    /// (the scheme's default, RFC 3986) or a number from 1 to 65535. The same rule as
-    /// OverlandSync's `EndpointURL`.
-    static func isPortAcceptable(_ authority: Substring) -> Bool {
-        let hostPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
-        let afterHost: Substring
-        if hostPort.hasPrefix("[") {
-            guard let close = hostPort.firstIndex(of: "]") else { return false }
-            afterHost = hostPort[hostPort.index(after: close)...]
-        } else {
-            afterHost = hostPort.drop { $0 != ":" }
-        }
-        if afterHost.isEmpty { return true }
-        guard afterHost.first == ":" else { return false }
-        let digits = afterHost.dropFirst()
-        if digits.isEmpty { return true }
-        guard digits.count <= 5, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let port = Int(digits) else { return false }
-        return (1...65535).contains(port)
+        (try? ReceiverURL.checkHTTP(text)) == nil ? nil : text
     }
 
     static let tokenAllowed = "a text without control characters, not empty nor only whitespace"

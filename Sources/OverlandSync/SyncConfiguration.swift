@@ -106,14 +106,8 @@ public struct SyncConfiguration: Sendable, Equatable {
     /// Checks what can be checked before any request: the endpoint's scheme and host, the
     /// batch size, the timeouts and the trip object.
     public func validate() throws(SyncError) {
-        let shown = RedactedURL.shown(endpoint)
-        guard let parts = EndpointURL(endpoint) else {
-            throw .configuration("endpoint '\(shown)' is not an http or https url")
-        }
-        guard !parts.host.isEmpty else { throw .configuration("endpoint '\(shown)' has no host") }
-        if case .invalid(let text) = parts.port {
-            throw .configuration("endpoint '\(shown)' has port '\(text)': a port is a number from 1 to 65535")
-        }
+        // The one check `overland config set` and `overland destination add/set` run too.
+        do { try ReceiverURL.checkHTTP(endpoint) } catch { throw .configuration(error.description) }
         try validateReceiver()
         guard Self.batchSizes.contains(batchSize) else {
             throw .configuration("batch size \(batchSize) is not one of 50, 100, 200, 500, 1000")
@@ -151,6 +145,11 @@ extension SyncConfiguration {
         if !profile.fits(wireProtocol), !profile.fits(effectiveProtocol), let refusal = profile.refusal(for: effectiveProtocol) {
             throw .configuration(refusal)
         }
+        // OwnTracks files a device as USER/DEVICE: a second '/' hides it (the one rule,
+        // also run by `overland destination set` and the MQTT sender).
+        if effectiveProtocol == .owntracks || wireProtocol == .owntracks, let problem = OwnTracksIdentity.problem(deviceID: deviceID) {
+            throw .configuration(problem)
+        }
         if effectiveProtocol == .traccar, deviceID.isEmpty {
             throw .configuration("protocol traccar needs a device id: Traccar files positions under the device's identifier (set device_id)")
         }
@@ -160,7 +159,7 @@ extension SyncConfiguration {
 /// The scheme, host and port of an endpoint URL, enough to validate it and to compare hosts.
 struct EndpointURL: Equatable {
     enum Port: Equatable {
-        /// None written, or `host:` (the scheme's default, RFC 3986).
+        /// None written.
         case standard
         case number(Int)
         /// Not a number from 1 to 65535 (an HTTP client would trap on 70000), as written.
@@ -196,14 +195,12 @@ struct EndpointURL: Equatable {
         port = Self.port(afterHost)
     }
 
-    /// The port from what follows the host (`""`, `":"`, `":8080"`).
+    /// The port from what follows the host (`""`, `":8080"`), by the rule every receiver
+    /// url shares (`ReceiverURL.port`).
     private static func port(_ text: Substring) -> Port {
-        if text.isEmpty || text == ":" { return .standard }
-        let digits = text.dropFirst()
-        guard text.first == ":", digits.count <= 5, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
-              let number = Int(digits), (1...65535).contains(number) else {
-            return .invalid(String(text.first == ":" ? digits : text).prefix(40).filter { !$0.isASCII || $0.asciiValue! >= 0x20 })
+        switch ReceiverURL.port(afterHost: text) {
+        case .success(let number): return number.map(Port.number) ?? .standard
+        case .failure: return .invalid(String(text.dropFirst().prefix(40)))
         }
-        return .number(number)
     }
 }

@@ -380,7 +380,7 @@ public final class SyncEngine: Sendable {
     /// (status, Retry-After, geocode) recorded.
     private func classify(_ httpReply: HTTPReply, as receiver: any Receiver, progress: inout Progress) -> Reply {
         let reply = Reply(status: httpReply.status, body: httpReply.body, acknowledgement: receiver.acknowledgement,
-                          redirectLocation: httpReply.header("Location").map(EndpointURL.forDisplay))
+                          redirectLocation: httpReply.header("Location"))
         if httpReply.status == 429 || httpReply.status == 503 {
             progress.retryAfter = httpReply.header("Retry-After").flatMap { RetryAfter.seconds($0, now: wallClock()) }
         }

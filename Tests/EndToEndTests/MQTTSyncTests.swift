@@ -201,10 +201,16 @@ import Glibc
     @Test func reportLocationAndSetConfigurationFromTheCommandTopic() throws {
         let sandbox = try ReliabilitySandbox(prefix: "overland-mqtt-cmd")
         try sandbox.logEpochs(0..<10)
-        try sandbox.writeSettings(#"{"send_interval": "30m"}"#)
         let broker = try MosquittoBroker(directory: sandbox.directory.path)
+        // setConfiguration is obeyed only where the user allowed it: commands all.
+        for arguments in [["destination", "add", "home", brokerURL(broker), "--protocol", "mqtt", "--from-start", "--journal", sandbox.journal],
+                          ["destination", "set", "home", "commands", "all"],
+                          ["destination", "set", "home", "send_interval", "30m"]] {
+            let done = try sandbox.overland.run(arguments)
+            try #require(done.succeeded, "\(arguments): \(done)")
+        }
         let subscriber = try LiveSubscriber(broker: broker, root: "owntracks")
-        let watch = try sandbox.sync.start(["--journal", sandbox.journal, "--url", brokerURL(broker), "--watch", "--now"])
+        let watch = try sandbox.sync.start(["--journal", sandbox.journal, "--watch", "--now"])
         defer { watch.kill(); _ = watch.wait() }
         // The drain shows the command subscription is in place (subscribed before it).
         try #require(subscriber.collect(on: Self.topic, count: 10).count == 10)
@@ -229,6 +235,8 @@ import Glibc
         #expect(settings.contains("\"min_time\""), "\(settings)")
         #expect(!settings.contains("attacker"))
         #expect(!settings.contains("stolen"))
+        // The warnings follow the saved file: wait for them before stopping the watch.
+        #expect(watch.waitForStderr("noSuchKey"), "\(watch.stderrSoFar)")
         watch.kill(SIGTERM)
         let stderr = watch.wait().stderrText
         #expect(stderr.contains("noSuchKey"), "\(stderr)")
@@ -271,6 +279,8 @@ import Glibc
         #expect(discovery["json_attributes_topic"] as? String == "owntracks/alice/van")
         #expect(discovery["source_type"] as? String == "gps")
         #expect(discovery["unique_id"] as? String == "overland_owntracks_alice_van")
+        // The device id is this sandbox's ('reliability'): the name is its device part.
+        #expect(discovery["name"] as? String == "reliability")
         #expect((discovery["device"] as? [String: Any])?["identifiers"] is [String])
 
         // A topic with a wildcard is refused when set; the destination keeps working.

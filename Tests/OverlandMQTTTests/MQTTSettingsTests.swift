@@ -14,15 +14,25 @@ import Testing
     }
 
     @Test(arguments: ["http://broker", "mqtt://", "mqtt://:1883", "mqtt://host:0", "mqtt://host:65536", "mqtt://host:12a",
-                      "mqtt://host/topic", "mqtt://u:p@host", "mqtt://[::1", "mqtt://ho st"])
+                      "mqtt://host/topic", "mqtt://u:p@host", "mqtt://[::1", "mqtt://ho st", "mqtt://host:", "mqtt://host:1883/x"])
     func refused(url: String) {
-        #expect(throws: MQTTError.self) { try MQTTBrokerURL(parsing: url) }
+        #expect(throws: ReceiverURLError.self) { try MQTTBrokerURL(parsing: url) }
         do {
             _ = try MQTTBrokerURL(parsing: url)
         } catch {
-            if case .configuration = error {} else { Issue.record("\(error) is not a configuration error") }
+            #expect(error.description.hasPrefix("broker url '"), "\(error)")
             #expect(!error.description.contains("\n"))
         }
+        // The sender refuses it as a configuration error, with the same message.
+        var destination = MQTTDestination(name: "home", url: url, deviceID: "alice/van")
+        destination.topic = "owntracks/alice/van"
+        #expect(throws: MQTTError.configuration(message(url))) {
+            _ = try destination.validate()
+        }
+    }
+
+    func message(_ url: String) -> String {
+        do { _ = try MQTTBrokerURL(parsing: url); return "" } catch { return error.description }
     }
 }
 

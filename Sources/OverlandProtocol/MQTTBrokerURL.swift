@@ -4,6 +4,10 @@ import OverlandJSON
 /// or `mqtts://HOST[:PORT]` (TLS, port 8883). An IPv6 address is written in brackets.
 /// Credentials do not ride in the url (they would be printed with it): the user name is the
 /// destination's `username`, the password its `token`.
+///
+/// The one check of a broker url: `overland destination add/set` (OverlandSettings) and
+/// the MQTT sender (OverlandMQTT) both parse with it, so both refuse the same urls with the
+/// same message.
 public struct MQTTBrokerURL: Sendable, Equatable, CustomStringConvertible {
     /// The host name or address, without brackets.
     public var host: String
@@ -12,7 +16,7 @@ public struct MQTTBrokerURL: Sendable, Equatable, CustomStringConvertible {
     public var usesTLS: Bool
 
     /// Parses `text`, or throws `.configuration` naming what is wrong.
-    public init(parsing text: String) throws(MQTTError) {
+    public init(parsing text: String) throws(ReceiverURLError) {
         let allowed = "an mqtt:// or mqtts:// url (mqtt://HOST[:PORT])"
         let shown = RedactedURL.shown(text)
         let lower = text.lowercased()
@@ -24,21 +28,21 @@ public struct MQTTBrokerURL: Sendable, Equatable, CustomStringConvertible {
             usesTLS = false
             rest = text.dropFirst(7)
         } else {
-            throw .configuration("broker url '\(shown)' is not \(allowed)")
+            throw ReceiverURLError("broker url '\(shown)' is not \(allowed)")
         }
         var authority = rest
         if let slash = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) {
             authority = rest[..<slash]
             guard rest[slash...] == "/" else {
-                throw .configuration("broker url '\(shown)' has a path or query: \(allowed); the topic is the 'topic' setting")
+                throw ReceiverURLError("broker url '\(shown)' has a path or query: \(allowed); the topic is the 'topic' setting")
             }
         }
         guard !authority.contains("@") else {
-            throw .configuration("broker url '\(shown)' carries credentials: set 'username', and the password as 'token'")
+            throw ReceiverURLError("broker url '\(shown)' carries credentials: set 'username', and the password as 'token'")
         }
         let portText: Substring
         if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { throw .configuration("broker url '\(shown)' has an unclosed '['") }
+            guard let close = authority.firstIndex(of: "]") else { throw ReceiverURLError("broker url '\(shown)' has an unclosed '['") }
             host = String(authority[authority.index(after: authority.startIndex)..<close])
             portText = authority[authority.index(after: close)...]
         } else {
@@ -46,19 +50,13 @@ public struct MQTTBrokerURL: Sendable, Equatable, CustomStringConvertible {
             host = String(authority[..<colon])
             portText = authority[colon...]
         }
-        guard !host.isEmpty else { throw .configuration("broker url '\(shown)' has no host") }
+        guard !host.isEmpty else { throw ReceiverURLError("broker url '\(shown)' has no host") }
         guard host.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "%") }) else {
-            throw .configuration("broker url '\(shown)' has a host with characters a host name cannot hold")
+            throw ReceiverURLError("broker url '\(shown)' has a host with characters a host name cannot hold")
         }
-        if portText.isEmpty || portText == ":" {
-            port = usesTLS ? 8883 : 1883
-        } else {
-            let digits = portText.dropFirst()
-            guard portText.first == ":", !digits.isEmpty, digits.count <= 5, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
-                  let number = Int(digits), (1...65535).contains(number) else {
-                throw .configuration("broker url '\(shown)' has port '\(portText.dropFirst())': a port is a number from 1 to 65535")
-            }
-            port = number
+        switch ReceiverURL.port(afterHost: portText) {
+        case .success(let number): port = number ?? (usesTLS ? 8883 : 1883)
+        case .failure(let problem): throw ReceiverURLError("broker url '\(shown)' \(problem)")
         }
     }
 

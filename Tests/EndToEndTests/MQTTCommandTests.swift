@@ -1,0 +1,329 @@
+import Foundation
+import OverlandJournal
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `overland-sync` against brokers that send too much, refuse the command topic or hold
+/// commands for later; `commands`, `pub_retain` and discovery names; tracking turned off
+/// from afar, said out loud (issues 21 and 22). Real mosquitto on 127.0.0.1, or a fake
+/// broker (`FakeMQTTBroker`) for what mosquitto never does.
+@Suite(.serialized) struct MQTTCommandTests {
+    static let topic = "owntracks/user/reliability"
+
+    /// A sandbox with `count` points and an mqtt destination `home` on `port` (`keys` set after).
+    func sandbox(_ prefix: String, points count: Int = 5, port: Int, keys: [(String, String)] = []) throws -> ReliabilitySandbox {
+        let sandbox = try ReliabilitySandbox(prefix: prefix)
+        try sandbox.logEpochs(0..<count)
+        let added = try sandbox.overland.run(["destination", "add", "home", "mqtt://127.0.0.1:\(port)", "--protocol", "mqtt",
+                                              "--from-start", "--journal", sandbox.journal])
+        try #require(added.succeeded, "\(added)")
+        for (key, value) in keys {
+            let set = try sandbox.overland.run(["destination", "set", "home", key, value])
+            try #require(set.succeeded, "\(key) \(value): \(set)")
+        }
+        return sandbox
+    }
+
+    /// The peak resident set of a running process (VmHWM), in bytes.
+    static func peakRSS(of pid: pid_t) -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return nil }
+        return line.split(separator: " ").compactMap { Int($0) }.first.map { $0 * 1024 }
+    }
+
+    // MARK: - Issue 21: a message too large for memory
+
+    @Test("a broker announcing a 268,435,455-byte PUBLISH costs the sync no memory for it")
+    func hugeAnnouncedPublishIsNeverHeld() throws {
+        let broker = try FakeMQTTBroker(greeting: FakeMQTTBroker.hugePublish(topic: Self.topic + "/cmd", streamed: 96 << 20))
+        let sandbox = try sandbox("overland-mqtt-huge", port: broker.port)
+        let (_, floor) = try HostileMeasure.peakRSS(sandbox.sync, ["--help"])
+        let (result, peak) = try HostileMeasure.peakRSS(sandbox.sync, ["--journal", sandbox.journal, "--now"], timeout: .seconds(120))
+        // The broker closes after 96 MiB: the run is one to try again.
+        #expect(result.exitStatus == 75, "\(result)")
+        #expect(result.stderrLines.count == 1, "\(result.stderrText)")
+        #expect(peak > 0 && peak < floor + (24 << 20), "peak RSS \(peak >> 20) MiB, floor \(floor >> 20) MiB")
+        print("mqtt: 96 MiB of a 268,435,455-byte publish: peak RSS \(peak >> 20) MiB (floor \(floor >> 20) MiB)")
+    }
+
+    @Test("a 40 MB message on TOPIC/cmd from mosquitto is dropped unread; the watch goes on answering")
+    func largeCommandFromMosquittoIsDropped() throws {
+        let directory = try TemporaryDirectory(prefix: "overland-mqtt-bigcmd-broker")
+        let broker = try MosquittoBroker(directory: directory.path)
+        let sandbox = try sandbox("overland-mqtt-bigcmd", port: broker.port)
+        let (_, floor) = try HostileMeasure.peakRSS(sandbox.sync, ["--help"])
+        let watch = try sandbox.sync.start(["--journal", sandbox.journal, "--watch", "--now"])
+        defer { watch.kill(); _ = watch.wait(timeout: .seconds(5)) }
+        // The newest point, retained, shows the drain done (it subscribed to TOPIC/cmd first).
+        // No live subscriber here: it would have to read the 40 MB message too.
+        /// The retained location's `tst` and `t`, once it is there.
+        func retained(until done: ([String: Any]) -> Bool) throws -> [String: Any]? {
+            let deadline = ContinuousClock.now + .seconds(60)
+            while ContinuousClock.now < deadline {
+                let line = try broker.subscribeOnce(Self.topic, seconds: 2).stdoutLines.first ?? ""
+                if let message = ownTracksMessage(String(line.dropFirst("1 \(Self.topic) ".count))), done(message) { return message }
+            }
+            return nil
+        }
+        try #require(try retained { ($0["tst"] as? NSNumber)?.int64Value == SyntheticDrive.time(4) } != nil, "\(watch.stderrSoFar)")
+
+        let big = sandbox.directory.appending("big-command")
+        try Data(repeating: 0x20, count: 40_000_000).write(to: URL(fileURLWithPath: big))
+        let published = try broker.publish(["-q", "1", "-t", Self.topic + "/cmd", "-f", big])
+        try #require(published.succeeded, "\(published)")
+        #expect(watch.waitForStderr("dropped unread"), "\(watch.stderrSoFar)")
+        #expect(watch.stderrSoFar.contains("a message of 4000"), "\(watch.stderrSoFar)")
+
+        // The connection is still there: a command after it is answered (retained, "t":"r").
+        try broker.publish(["-q", "1", "-t", Self.topic + "/cmd", "-m", #"{"_type":"cmd","action":"reportLocation"}"#])
+        #expect(try retained { $0["t"] as? String == "r" } != nil, "\(watch.stderrSoFar)")
+        let peak = try #require(Self.peakRSS(of: watch.pid))
+        #expect(peak < floor + (24 << 20), "peak RSS \(peak >> 20) MiB, floor \(floor >> 20) MiB")
+        print("mqtt: a 40 MB command through mosquitto: peak RSS \(peak >> 20) MiB (floor \(floor >> 20) MiB)")
+    }
+
+    // MARK: - Issue 21: SUBACK 0x80, retained setConfiguration
+
+    @Test("a SUBACK of 0x80 for TOPIC/cmd is said, the points still go, and --watch ends with 75")
+    func refusedCommandSubscriptionIsSaid() throws {
+        let broker = try FakeMQTTBroker(subackCode: 0x80)
+        let sandbox = try sandbox("overland-mqtt-suback", port: broker.port)
+        let result = try sandbox.sync.run(["--journal", sandbox.journal, "--watch", "--now"], timeout: .seconds(60))
+        #expect(result.exitStatus == 75, "\(result)")
+        #expect(result.stderrLines.count == 1, "\(result.stderrText)")
+        #expect(result.stderrText.contains("refused the subscription to '\(Self.topic)/cmd' (suback 0x80"), "\(result.stderrText)")
+        #expect(broker.subscriptions == [Self.topic + "/cmd"])
+        // The points were delivered before the watch ended.
+        let home = try #require(CursorName("home"))
+        #expect(try Journal(path: sandbox.journal).cursor(for: home) == 5)
+    }
+
+    @Test("a retained setConfiguration is applied once, not again at every connection")
+    func retainedSetConfigurationIsAppliedOnce() throws {
+        let directory = try TemporaryDirectory(prefix: "overland-mqtt-retained-broker")
+        let broker = try MosquittoBroker(directory: directory.path)
+        let sandbox = try sandbox("overland-mqtt-retained", port: broker.port, keys: [("commands", "all"), ("send_interval", "30m")])
+        let configuration = #"{"_type":"cmd","action":"setConfiguration","configuration":{"_type":"configuration","locatorInterval":30}}"#
+        try broker.publish(["-q", "1", "-r", "-t", Self.topic + "/cmd", "-m", configuration])
+
+        let first = try sandbox.sync.start(["--journal", sandbox.journal, "--watch", "--now"])
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline, !Self.settings(sandbox).contains("\"min_time\": \"30s\"") { usleep(50_000) }
+        first.kill(SIGTERM)
+        _ = first.wait(timeout: .seconds(10))
+        try #require(Self.settings(sandbox).contains("\"min_time\": \"30s\""), "\(Self.settings(sandbox))")
+
+        // The user changes it back; the next connection gets the same retained command.
+        let local = try sandbox.overland.run(["config", "set", "min_time", "1m"])
+        try #require(local.succeeded, "\(local)")
+        let second = try sandbox.sync.start(["--journal", sandbox.journal, "--watch", "--now", "--verbose"])
+        #expect(second.waitForStderr("applied before"), "\(second.stderrSoFar)")
+        second.kill(SIGTERM)
+        _ = second.wait(timeout: .seconds(10))
+        #expect(Self.settings(sandbox).contains("\"min_time\": \"1m\""), "\(Self.settings(sandbox))")
+    }
+
+    static func settings(_ sandbox: ReliabilitySandbox) -> String {
+        (try? String(contentsOfFile: sandbox.settingsPath, encoding: .utf8)) ?? ""
+    }
+
+    // MARK: - Issue 22: commands opt-in, tracking off said out loud
+
+    @Test("setConfiguration is not obeyed by default (commands report); with commands all it is, and tracking off is loud")
+    func commandsAreOptIn() throws {
+        let directory = try TemporaryDirectory(prefix: "overland-mqtt-optin-broker")
+        let broker = try MosquittoBroker(directory: directory.path)
+        let sandbox = try sandbox("overland-mqtt-optin", port: broker.port)
+        let subscriber = try LiveSubscriber(broker: broker, root: "owntracks")
+        let quiet = #"{"_type":"cmd","action":"setConfiguration","configuration":{"_type":"configuration","monitoring":-1}}"#
+
+        let watch = try sandbox.sync.start(["--journal", sandbox.journal, "--watch", "--now"])
+        try #require(subscriber.collect(on: Self.topic, count: 5).count == 5, "\(watch.stderrSoFar)")
+        try broker.publish(["-q", "1", "-t", Self.topic + "/cmd", "-m", quiet])
+        #expect(watch.waitForStderr("setConfiguration not obeyed"), "\(watch.stderrSoFar)")
+        #expect(watch.stderrSoFar.contains("'overland destination set home commands all'"), "\(watch.stderrSoFar)")
+        // reportLocation is: the default is `report`.
+        try broker.publish(["-q", "1", "-t", Self.topic + "/cmd", "-m", #"{"_type":"cmd","action":"reportLocation"}"#])
+        #expect(subscriber.collect(on: Self.topic, count: 6).count == 6, "\(watch.stderrSoFar)")
+        watch.kill(SIGTERM)
+        _ = watch.wait(timeout: .seconds(10))
+        #expect(!Self.settings(sandbox).contains("tracking_mode"), "\(Self.settings(sandbox))")
+
+        let allowed = try sandbox.overland.run(["destination", "set", "home", "commands", "all"])
+        try #require(allowed.succeeded, "\(allowed)")
+        let again = try sandbox.sync.start(["--journal", sandbox.journal, "--watch", "--now"])
+        try broker.publish(["-q", "1", "-t", Self.topic + "/cmd", "-m", quiet])
+        #expect(again.waitForStderr("tracking turned off"), "\(again.stderrSoFar)")
+        again.kill(SIGTERM)
+        let stderr = again.wait(timeout: .seconds(10)).stderrText
+        // The prefix once: "overland-sync: home: setConfiguration: ...".
+        #expect(!stderr.contains("setConfiguration: setConfiguration"), "\(stderr)")
+        #expect(Self.settings(sandbox).contains("\"tracking_mode\": \"off\""), "\(Self.settings(sandbox))")
+
+        // The logger says so at start, with who and since when; status says it first.
+        let logged = try sandbox.log.run(["--journal", sandbox.journal, "--device-id", "reliability",
+                                          try sandbox.file("later.nmea", SyntheticDrive.text(100..<110))])
+        #expect(logged.exitStatus == 0, "\(logged)")
+        #expect(logged.stderrText.contains("overland-log: tracking is off since "), "\(logged.stderrText)")
+        #expect(logged.stderrText.contains("set by the mqtt broker of destination 'home' (setConfiguration)"), "\(logged.stderrText)")
+        let status = try sandbox.overland.run(["status", "--journal", sandbox.journal])
+        #expect(status.stdoutLines.first?.hasPrefix("Logging is OFF: tracking is off since ") == true, "\(status.stdoutText)")
+    }
+
+    @Test("tracking turned off locally: the logger says so at start and when it changes")
+    func trackingOffLocallyIsSaid() throws {
+        let sandbox = try ReliabilitySandbox(prefix: "overland-tracking-off")
+        try sandbox.logEpochs(0..<3)
+        let off = try sandbox.overland.run(["config", "set", "tracking_mode", "off"])
+        try #require(off.succeeded, "\(off)")
+        let logged = try sandbox.log.run(["--journal", sandbox.journal, "--device-id", "reliability",
+                                          try sandbox.file("more.nmea", SyntheticDrive.text(10..<20))])
+        #expect(logged.exitStatus == 0, "\(logged)")
+        #expect(logged.stderrText.contains("tracking is off since "), "\(logged.stderrText)")
+        #expect(logged.stderrText.contains("set by a local command (overland)"), "\(logged.stderrText)")
+        #expect(logged.stderrText.contains("'overland config set tracking_mode standard'"), "\(logged.stderrText)")
+    }
+
+    // MARK: - Issue 22: persistent session, discovery name, retained locations
+
+    @Test("--watch connects at start with a persistent session: a command sent while it is away arrives when it is back")
+    func commandsWaitAtTheBroker() throws {
+        let directory = try TemporaryDirectory(prefix: "overland-mqtt-session-broker")
+        let broker = try MosquittoBroker(directory: directory.path)
+        let sandbox = try sandbox("overland-mqtt-session", port: broker.port, keys: [("send_interval", "30m")])
+        let subscriber = try LiveSubscriber(broker: broker, root: "owntracks")
+        // Delivered now: the watch that follows has nothing due for 30 minutes.
+        let sent = try sandbox.sync.run(["--journal", sandbox.journal, "--now"])
+        try #require(sent.succeeded, "\(sent)")
+        try #require(subscriber.collect(on: Self.topic, count: 5).count == 5)
+        let report = #"{"_type":"cmd","action":"reportLocation"}"#
+
+        // Not due, yet listening: it answers at once.
+        let first = try sandbox.sync.start(["--journal", sandbox.journal, "--watch"])
+        /// Answers to reportLocation (`"t":"r"`) carrying the point of epoch `index`.
+        func answers(_ index: Int) -> Int {
+            subscriber.payloads(on: Self.topic).compactMap(ownTracksMessage).filter {
+                $0["t"] as? String == "r" && ($0["tst"] as? NSNumber)?.int64Value == SyntheticDrive.time(index)
+            }.count
+        }
+        var deadline = ContinuousClock.now + .seconds(60)
+        while answers(4) < 1, ContinuousClock.now < deadline {
+            try broker.publish(["-q", "1", "-t", Self.topic + "/cmd", "-m", report])
+            subscriber.collect(on: Self.topic, count: subscriber.payloads(on: Self.topic).count + 1, timeout: .seconds(2))
+        }
+        try #require(answers(4) >= 1, "\(first.stderrSoFar)")
+        // Away (kill -9): the broker keeps the session and queues the command. A newer
+        // point is logged meanwhile: only the next watch can answer with it.
+        first.kill(SIGKILL)
+        _ = first.wait(timeout: .seconds(10))
+        try sandbox.logEpochs(5..<6)
+        try broker.publish(["-q", "1", "-t", Self.topic + "/cmd", "-m", report])
+        let second = try sandbox.sync.start(["--journal", sandbox.journal, "--watch"])
+        defer { second.kill(); _ = second.wait(timeout: .seconds(5)) }
+        deadline = ContinuousClock.now + .seconds(60)
+        while answers(5) < 1, ContinuousClock.now < deadline {
+            subscriber.collect(on: Self.topic, count: subscriber.payloads(on: Self.topic).count + 1, timeout: .seconds(1))
+        }
+        #expect(answers(5) == 1, "\(second.stderrSoFar)")
+    }
+
+    @Test("discovery is named by the device part; locations are retained (pub_retain), or not when it is false")
+    func discoveryNameAndRetainedLocations() throws {
+        let directory = try TemporaryDirectory(prefix: "overland-mqtt-retain-broker")
+        let broker = try MosquittoBroker(directory: directory.path)
+        let sandbox = try sandbox("overland-mqtt-retain", port: broker.port, keys: [("device_id", "alice/van"), ("discovery", "true")])
+        let run = try sandbox.sync.run(["--journal", sandbox.journal, "--now"])
+        try #require(run.succeeded, "\(run)")
+
+        let config = try broker.subscribeOnce("homeassistant/device_tracker/owntracks_alice_van/config")
+        let line = try #require(config.stdoutLines.first, "\(config)")
+        let discovery = try #require(ownTracksMessage(String(line.dropFirst("1 homeassistant/device_tracker/owntracks_alice_van/config ".count))))
+        #expect(discovery["name"] as? String == "van")
+        #expect((discovery["device"] as? [String: Any])?["name"] as? String == "van")
+
+        // A subscriber that comes later sees the newest point at once.
+        let retained = try broker.subscribeOnce("owntracks/alice/van")
+        let location = try #require(retained.stdoutLines.first, "\(retained)")
+        #expect(location.hasPrefix("1 owntracks/alice/van "), "\(location)")
+        #expect((ownTracksMessage(String(location.dropFirst("1 owntracks/alice/van ".count)))?["tst"] as? NSNumber)?.int64Value
+                == SyntheticDrive.time(4))
+
+        // pub_retain false: the next points are not retained (the broker's retained one is cleared first).
+        try broker.publish(["-r", "-t", "owntracks/alice/van", "-n"])
+        let off = try sandbox.overland.run(["destination", "set", "home", "pub_retain", "false"])
+        try #require(off.succeeded, "\(off)")
+        try sandbox.logEpochs(5..<8)
+        let more = try sandbox.sync.run(["--journal", sandbox.journal, "--now"])
+        try #require(more.succeeded, "\(more)")
+        let none = try broker.subscribeOnce("owntracks/alice/van", seconds: 2)
+        #expect(none.stdoutLines.isEmpty, "\(none)")
+    }
+
+    // MARK: - Issue 22: one validation, at set time and at sync time
+
+    @Test("destination add and set refuse what the sync would refuse, with the sync's words")
+    func setTimeValidation() throws {
+        let sandbox = try ReliabilitySandbox(prefix: "overland-destination-validation")
+        let overland = sandbox.overland
+        let emptyPort = try overland.run(["destination", "add", "x", "http://127.0.0.1:/pub"])
+        #expect(emptyPort.exitStatus == 64, "\(emptyPort)")
+        #expect(emptyPort.stderrLines == ["overland destination: endpoint 'http://127.0.0.1:' has an empty port after ':' (a port is a number from 1 to 65535)"],
+                "\(emptyPort.stderrText)")
+        let path = try overland.run(["destination", "add", "m", "mqtt://127.0.0.1:1883/x", "--protocol", "mqtt"])
+        #expect(path.exitStatus == 64 && path.stderrLines.count == 1, "\(path)")
+        #expect(path.stderrText.contains("broker url 'mqtt://127.0.0.1:1883/x' has a path or query"), "\(path.stderrText)")
+
+        let added = try overland.run(["destination", "add", "m", "mqtt://127.0.0.1:1883", "--protocol", "mqtt"])
+        try #require(added.succeeded, "\(added)")
+        for (topic, words) in [("a//b", "invalid topic: empty level"), ("$SYS/x", "invalid topic: a leading '$'"),
+                               (String(repeating: "t", count: 310), "invalid topic: 310 bytes, more than 256")] {
+            let set = try overland.run(["destination", "set", "m", "topic", topic])
+            #expect(set.exitStatus == 64 && set.stderrLines.count == 1, "\(topic): \(set)")
+            #expect(set.stderrText.hasPrefix("overland destination: " + words), "\(set.stderrText)")
+        }
+        let url = try overland.run(["destination", "set", "m", "url", "mqtt://127.0.0.1:1883/x"])
+        #expect(url.exitStatus == 64 && url.stderrText.contains("has a path or query"), "\(url)")
+
+        // An OwnTracks device id has one '/' at most.
+        let device = try overland.run(["destination", "set", "m", "device_id", "alice/van/2"])
+        #expect(device.exitStatus == 64 && device.stderrLines.count == 1, "\(device)")
+        #expect(device.stderrText.contains("device id 'alice/van/2' has more than one '/'"), "\(device.stderrText)")
+        let owntracks = try overland.run(["destination", "add", "rec", "http://127.0.0.1:8083/pub", "--protocol", "owntracks",
+                                          "--device-id", "alice/van/2"])
+        #expect(owntracks.exitStatus == 64 && owntracks.stderrText.contains("has more than one '/'"), "\(owntracks)")
+        // Overland receivers take any device id.
+        let overlandReceiver = try overland.run(["destination", "add", "ov", "http://127.0.0.1:8080/pub", "--device-id", "alice/van/2"])
+        #expect(overlandReceiver.succeeded, "\(overlandReceiver)")
+    }
+
+    @Test("the sync refuses a device id with two slashes for owntracks and mqtt (78, one line)")
+    func syncTimeDeviceIDRefusal() throws {
+        let sandbox = try ReliabilitySandbox(prefix: "overland-deviceid-sync")
+        try sandbox.logEpochs(0..<3)
+        try sandbox.writeSettings(#"{"protocol": "owntracks"}"#)
+        let http = try sandbox.sync.run(["--journal", sandbox.journal, "--url", "http://127.0.0.1:9/pub", "--device-id", "alice/van/2", "--now"])
+        #expect(http.exitStatus == 78 && http.stderrLines.count == 1, "\(http)")
+        #expect(http.stderrText.contains("device id 'alice/van/2' has more than one '/'"), "\(http.stderrText)")
+        let mqtt = try sandbox.sync.run(["--journal", sandbox.journal, "--url", "mqtt://127.0.0.1:9", "--device-id", "alice/van/2", "--now"])
+        #expect(mqtt.exitStatus == 78 && mqtt.stderrLines.count == 1, "\(mqtt)")
+        #expect(mqtt.stderrText.contains("device id 'alice/van/2' has more than one '/'"), "\(mqtt.stderrText)")
+        #expect(try sandbox.cursor() == 0)
+    }
+}
+
+extension RunningTool {
+    /// Reads the child's output until its standard error holds `text` (true), or it ends,
+    /// or `timeout` passes (a guard against a hang, not the event waited for).
+    func waitForStderr(_ text: String, timeout: Duration = .seconds(60)) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if stderrSoFar.contains(text) { return true }
+            let (line, timedOut) = readLine(timeout: .milliseconds(200))
+            if line == nil && !timedOut { return stderrSoFar.contains(text) }
+        }
+        return stderrSoFar.contains(text)
+    }
+}
