@@ -292,18 +292,48 @@ def is_regular(path, relative):
     return True
 
 
+class Members(dict):
+    """A JSON object that knows whether one of its keys was repeated."""
+    repeated = False
+
+
+def members(pairs):
+    result = Members(pairs)
+    result.repeated = len(result) != len(pairs)
+    return result
+
+
+def is_utc_time(text):
+    """Exactly YYYY-MM-DDTHH:MM:SSZ in ASCII digits, a real calendar time (section 2)."""
+    if not isinstance(text, str) or not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z", text):
+        return False
+    year, month, day = int(text[0:4]), int(text[5:7]), int(text[8:10])
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    days = [31, 29 if leap else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+    return (1 <= month <= 12 and 1 <= day <= days[month - 1]
+            and int(text[11:13]) < 24 and int(text[14:16]) < 60 and int(text[17:19]) < 60)
+
+
 def read_manifest(journal):
     path = os.path.join(journal, "manifest.json")
-    if os.path.islink(path):
-        raise Refused("manifest.json", "symlink")
+    try:
+        # A link, directory, FIFO or device is refused before it is opened (section 2):
+        # opening a FIFO would wait for a writer for ever.
+        if not is_regular(path, "manifest.json"):
+            raise NotAJournal("no manifest.json")
+    except OSError as error:
+        raise NotAJournal("manifest.json: %s" % error)
     try:
         with open(path, "rb") as f:
             raw = f.read(4097)
         if len(raw) > 4096:
             raise Refused("manifest.json", "too-large")
-        manifest = json.loads(raw.decode("utf-8"))
+        manifest = json.loads(raw.decode("utf-8"), object_pairs_hook=members)
     except (OSError, ValueError) as error:
         raise NotAJournal("manifest.json: %s" % error)
+    # A repeated key in the manifest's object: readers would each choose a value (section 2).
+    if isinstance(manifest, dict) and manifest.repeated:
+        raise NotAJournal("manifest.json repeats a key")
     if not isinstance(manifest, dict) or manifest.get("format") != "overland-journal":
         raise NotAJournal("manifest.json is not an overland journal manifest")
     version = manifest.get("version")
@@ -312,15 +342,18 @@ def read_manifest(journal):
     journal_id = manifest.get("journal_id")
     if not isinstance(journal_id, str) or not re.fullmatch(r"[0-9a-fA-F]{32}", journal_id):
         raise NotAJournal("manifest.json: journal_id is not 32 hex digits")
-    if not isinstance(manifest.get("created"), str) or not re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", manifest["created"]):
+    if not is_utc_time(manifest.get("created")):
         raise NotAJournal("manifest.json: created is not YYYY-MM-DDTHH:MM:SSZ")
     segments = os.path.join(journal, "segments")
-    if os.path.islink(segments):
-        raise Refused("segments", "symlink")
-    if not os.path.isdir(segments):
+    try:
+        info = os.lstat(segments)
+    except FileNotFoundError:
         raise NotAJournal("no segments directory")
-    if os.path.islink(os.path.join(journal, "journal.lock")):
-        raise Refused("journal.lock", "symlink")
+    if stat.S_ISLNK(info.st_mode):
+        raise Refused("segments", "symlink")
+    if not stat.S_ISDIR(info.st_mode):
+        raise Refused("segments", "not-a-file")
+    is_regular(os.path.join(journal, "journal.lock"), "journal.lock")
     cursor_names(journal)  # refuses a cursors/ that is a link or not a directory (section 14)
     return bytes.fromhex(journal_id)
 
@@ -368,10 +401,11 @@ def read_cursor(journal, journal_id, name=None):
 
     try:
         cursor = json.loads(raw.decode("utf-8"), parse_int=plain_int, parse_float=no_float,
-                            parse_constant=no_constant)
+                            parse_constant=no_constant, object_pairs_hook=members)
     except (ValueError, UnicodeDecodeError):
         return "error", "cursor-invalid"
-    if not isinstance(cursor, dict):
+    # A key repeated in the cursor's object is refused: readers would each choose (section 9).
+    if not isinstance(cursor, dict) or cursor.repeated:
         return "error", "cursor-invalid"
     cid, nxt = cursor.get("journal_id"), cursor.get("next")
     if not isinstance(cid, str) or not re.fullmatch(r"[0-9a-fA-F]{32}", cid):
@@ -392,7 +426,7 @@ def read_segment_file(journal, entry, newest):
     lock = None
     if newest and fcntl is not None:
         try:
-            lock = os.open(os.path.join(journal, "journal.lock"), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            lock = os.open(os.path.join(journal, "journal.lock"), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
             fcntl.flock(lock, fcntl.LOCK_SH)
         except OSError:
             if lock is not None:

@@ -230,7 +230,14 @@ public struct LogCommand: ParsableCommand {
             return input.isLive ? .systemClock(now: { Journal.currentTime() }) : .fromStreamOnly
         })
         // What the journal already holds is not logged again (a capture imported twice).
-        session.timeIndex = try journal.timeIndex(timestamp: LocationFeature.pointTimestamp(in:))
+        let timeIndex = try journal.timeIndex(key: LocationFeature.pointKey(in:))
+        session.timeIndex = timeIndex
+        let reportRebuild = { (told: String?) -> String? in
+            guard let reason = timeIndex.rebuilt, reason != told else { return told }
+            Terminal.error("overland-log: \(journal.statePath(of: JournalTimeIndex.stateName)): \(reason); rebuilt from the journal's records")
+            return reason
+        }
+        let toldRebuild = reportRebuild(nil)
         reader.noFixNotice = noFixWarning
         reader.onNoFix = { input, seconds in
             Terminal.error("overland-log: \(input.name): no fix for \(Int(seconds)) s: \(reader.liveStatistics.summary())")
@@ -350,6 +357,7 @@ public struct LogCommand: ParsableCommand {
             Terminal.error("overland-log: \(error); the time index is caught up from the journal next time")
         }
         try? appender.sealIfDue()
+        _ = reportRebuild(toldRebuild)
         if let interruption {
             Terminal.error("overland-log: \(interruption.message)")
             failure = nil

@@ -68,7 +68,8 @@ public final class Journal: @unchecked Sendable {
         switch FileSystem.kind(manifestPath) {
         case .file: break
         case .symlink: throw .untrusted(path: manifestPath, reason: "is a symbolic link")
-        default: throw .notAJournal(path: path, reason: "manifest.json is not a file")
+        // A directory, FIFO or device: refused like a link (section 2), never opened.
+        default: throw .untrusted(path: manifestPath, reason: "not a regular file")
         }
         manifest = try JournalManifest(parsing: FileSystem.readFile(manifestPath, limit: 4096), path: manifestPath)
         switch FileSystem.kind(path + "/segments") {
@@ -76,10 +77,16 @@ public final class Journal: @unchecked Sendable {
         case .missing where create: try FileSystem.makeDirectory(path + "/segments")
         case .missing: throw .notAJournal(path: path, reason: "no segments directory")
         case .symlink: throw .untrusted(path: path + "/segments", reason: "is a symbolic link")
-        default: throw .notAJournal(path: path, reason: "segments is not a directory")
+        // A file, FIFO or device in its place is refused like a link (section 2).
+        default: throw .untrusted(path: path + "/segments", reason: "not a directory")
         }
         let lockPath = path + "/journal.lock"
-        if FileSystem.kind(lockPath) == .symlink { throw .untrusted(path: lockPath, reason: "is a symbolic link") }
+        switch FileSystem.kind(lockPath) {
+        case .symlink: throw .untrusted(path: lockPath, reason: "is a symbolic link")
+        // A directory, FIFO or device takes no lock: every writer would then fail (section 2).
+        case .directory, .other: throw .untrusted(path: lockPath, reason: "not a regular file")
+        case .missing, .file: break
+        }
         // The readers' cursors: a link there could point every reader at another journal's.
         switch FileSystem.kind(path + "/cursors") {
         case .missing, .directory: break

@@ -589,6 +589,9 @@ public final class JournalAppender {
             let kept = try keepDamaged(file, 0..<file.count, as: name.fileName)
             onIssue?(JournalIssue(kind: .setAside, file: "segments/" + name.fileName, offset: 0, length: file.count,
                                   reason: "damaged/" + kept))
+            // The time index holds the seconds of the records set aside: forgotten with
+            // it, so that importing them again restores them (rebuilt by the next logger).
+            try journal.forgetTimeIndex()
         }
         if total == 0 {
             output.discard()

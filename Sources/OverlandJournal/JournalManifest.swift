@@ -56,19 +56,27 @@ public struct JournalManifest: Sendable, Equatable {
         } catch {
             throw .notAJournal(path: path, reason: "manifest is not JSON (\(error))")
         }
+        // Every reader must read one manifest the same way: a repeated key is refused.
+        guard let members = TopLevelMembers.of(bytes), TopLevelMembers.keysAreUnique(members) else {
+            throw .notAJournal(path: path, reason: "manifest is not one JSON object without repeated keys")
+        }
         guard value["format"]?.string == Self.formatName else {
             throw .notAJournal(path: path, reason: "manifest has no \"format\": \"\(Self.formatName)\"")
         }
-        guard let version = value["version"]?.int, version >= 1 else {
+        guard value["version"]?.int != nil, let digits = members.last(where: { $0.key == "version" }).map({ bytes[$0.value] }),
+              let written = TopLevelMembers.plainInteger(digits), written >= 1, written <= UInt64(Int.max) else {
             throw .notAJournal(path: path, reason: "manifest version is not a positive integer")
         }
+        let version = Int(written)
         guard version <= Self.currentVersion else {
             throw .notAJournal(path: path, reason: "format version \(version) is newer than this program reads (\(Self.currentVersion)); upgrade overland")
         }
         guard let idText = value["journal_id"]?.string, let id = JournalID(hex: idText) else {
             throw .notAJournal(path: path, reason: "manifest journal_id is not 32 hex digits")
         }
-        guard let createdText = value["created"]?.string, let created = ISO8601UTC.parse(createdText) else {
+        // Exactly YYYY-MM-DDTHH:MM:SSZ, a real time (no fraction, no offset).
+        guard let createdText = value["created"]?.string, createdText.utf8.count == ISO8601UTC.formattedLength,
+              createdText.utf8.last == UInt8(ascii: "Z"), let created = ISO8601UTC.parse(createdText) else {
             throw .notAJournal(path: path, reason: "manifest created is not an ISO 8601 UTC time")
         }
         self.version = version

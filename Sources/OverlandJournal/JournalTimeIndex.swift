@@ -1,164 +1,233 @@
-/// Which whole seconds the journal holds a location point for, ever: how `overland-log`
-/// knows that a fix is already logged (journal-format.md, "The time index").
+/// Which whole seconds the journal holds a location point for, per device, ever: how
+/// `overland-log` knows that a fix is already logged (journal-format.md, "The time index").
 ///
-/// The seconds are kept as runs of arithmetic sequences (first second, step, count), sorted
-/// and with disjoint spans: a drive logged every second is one run, every five seconds one
-/// run too, irregular points a run each. Lookup is a binary search (no scan of the
-/// journal per fix); insertion extends the last run or splits one.
-///
-/// It lives in `state/times`, written whole and atomically, with the sequence number up to
-/// which it covers the journal's records. Reading it back catches up on the records
-/// appended since (a logger killed before it saved the index): only those are read, once.
-/// A missing or unreadable file is rebuilt from every record, once. Sent and removed
-/// segments stay in the index: their points were logged, so importing them again adds
-/// nothing, which is what a user re-importing a capture expects.
-public struct JournalTimeIndex: Sendable, Equatable {
-    /// One arithmetic run of seconds.
-    struct Run: Sendable, Equatable {
-        var start: Int64
-        var step: Int64
-        var count: Int64
-        var last: Int64 { start + step * (count - 1) }
-        func contains(_ t: Int64) -> Bool { t >= start && t <= last && (t - start) % step == 0 }
-    }
-
-    private(set) var runs: [Run] = []
-    /// The journal's end sequence number when the index last covered every record.
-    public private(set) var through: UInt64 = 0
+/// It lives in `state/times` (``TimeIndexFile``), read a block at a time: memory does not
+/// grow with the file. The seconds logged since it was last written are held in memory
+/// (runs per device) until the next save merges them into a new file. The file is checked
+/// when opened (its grammar, order, and no more seconds than the records it covers), and
+/// the first time it would make a fix count as already logged, against the journal's
+/// records: a device's seconds must lie within the span of that device's points in the
+/// journal. A file that fails either is rebuilt from the records.
+public final class JournalTimeIndex {
+    /// A record's key: its point second and its device's key; nil for other records.
+    public typealias Key = (ArraySlice<UInt8>) -> (second: Int64, device: ArraySlice<UInt8>)?
 
     /// The name of the state file.
     public static let stateName = "times"
-    /// The largest index file read back (a run costs about 20 bytes: 3 million runs).
-    public static let maxFileBytes = 64 << 20
+    /// Runs held in memory during a rebuild or catch-up before they are merged into the file.
+    static let rebuildRuns = 65_536
 
-    public init() {}
+    private let journal: Journal
+    private let key: Key
+    private let path: String
+    private var file: TimeIndexFile?
+    /// Seconds logged since the file was written, per device key.
+    private var held: [[UInt8]: TimeRuns] = [:]
+    /// Whether the file was checked against the journal's records in this run.
+    private var confirmed = false
 
-    /// The number of seconds held.
-    public var count: Int64 { runs.reduce(0) { $0 + $1.count } }
-    /// The earliest and latest second held.
-    public var earliest: Int64? { runs.first?.start }
-    public var latest: Int64? { runs.map(\.last).max() }
+    /// Why the file was rebuilt (for one line on standard error), if it was.
+    public private(set) var rebuilt: String?
 
-    /// Whether `second` is held.
-    public func contains(_ second: Int64) -> Bool {
-        guard let index = runIndex(atOrBefore: second) else { return false }
-        return runs[index].contains(second)
+    /// The record sequence number below which the file covers the journal.
+    public var through: UInt64 { file?.through ?? 0 }
+    /// Runs held in memory, not yet in the file.
+    public var heldRuns: Int { held.values.reduce(0) { $0 + $1.runs.count } }
+
+    init(journal: Journal, key: @escaping Key) {
+        self.journal = journal
+        self.key = key
+        path = journal.statePath(of: Self.stateName)
     }
 
-    /// Adds `second`; false when it was already held.
-    @discardableResult
-    public mutating func insert(_ second: Int64) -> Bool {
-        guard let index = runIndex(atOrBefore: second) else {
-            runs.insert(Run(start: second, step: 1, count: 1), at: 0)
-            return true
-        }
-        var run = runs[index]
-        if run.contains(second) { return false }
-        let nextStart = index + 1 < runs.count ? runs[index + 1].start : Int64.max
-        if second > run.last {
-            // After the run: extend it when the step fits (or set the step of a single).
-            if run.count == 1 {
-                run.step = second - run.start
-                run.count = 2
-                runs[index] = run
-            } else if second == run.last + run.step {
-                runs[index].count += 1
-            } else {
-                runs.insert(Run(start: second, step: 1, count: 1), at: index + 1)
+    /// Whether a point of `device` (its key, ``LocationFeature.deviceKey``) at `second` is
+    /// held. An index file that would say so is first checked against the journal (once):
+    /// a read error says no, so that no fix is dropped by mistake.
+    public func contains(device: [UInt8], second: Int64) -> Bool {
+        if held[device]?.contains(second) == true { return true }
+        guard inFile(device, second) else { return false }
+        if confirmed { return true }
+        confirmed = true
+        do {
+            if let reason = try disagreement() {
+                try rebuild(because: reason)
+                return inFile(device, second)
             }
-            _ = nextStart
-            return true
+        } catch {
+            return false
         }
-        // Inside the run's span but not on its step: split it around the second.
-        let before = (second - run.start) / run.step + 1
-        let left = Run(start: run.start, step: run.step, count: before)
-        let right = Run(start: run.start + before * run.step, step: run.step, count: run.count - before)
-        runs.replaceSubrange(index...index, with: [left, Run(start: second, step: 1, count: 1), right])
         return true
     }
 
-    /// Notes that the index covers the journal's records up to (not including) `sequence`.
-    public mutating func cover(through sequence: UInt64) {
-        through = max(through, sequence)
+    private func inFile(_ device: [UInt8], _ second: Int64) -> Bool {
+        guard let file, let section = file.section(of: device) else { return false }
+        return (try? file.contains(section: section, second)) ?? false
     }
 
-    private func runIndex(atOrBefore second: Int64) -> Int? {
-        var low = 0, high = runs.count
-        while low < high {
-            let middle = (low + high) / 2
-            if runs[middle].start <= second { low = middle + 1 } else { high = middle }
-        }
-        return low == 0 ? nil : low - 1
+    /// Adds a point's second; false when it was held already.
+    @discardableResult
+    public func insert(device: [UInt8], second: Int64) -> Bool {
+        guard (0...TimeIndexFile.maxSecond).contains(second) else { return false }
+        if inFile(device, second) { return false }
+        return held[device, default: TimeRuns()].insert(second)
     }
 
-    // MARK: - The file
-
-    /// The file's text: a header line, then one line per run, `start step count`, the
-    /// start as the difference from the previous run's (the first from 0).
-    public func serialized() -> [UInt8] {
-        var text = "overland-times 1 through \(through)\n"
-        var previous: Int64 = 0
-        for run in runs {
-            text += "\(run.start - previous) \(run.step) \(run.count)\n"
-            previous = run.start
-        }
-        return Array(text.utf8)
+    /// Writes the index covering the journal's records below `through` (every one of them
+    /// committed, and every held second among them): the file's runs merged with those
+    /// held. A file replaced or removed by another process since it was read (a repair that
+    /// forgot seconds set aside, another logger) is left as it is: the next logger catches
+    /// up from it or rebuilds.
+    public func save(through: UInt64) throws(JournalError) {
+        if let file, !file.isStill(at: path) { return }
+        try write(merging: held, through: through)
+        held.removeAll()
     }
 
-    /// Parses a file written by ``serialized()``; nil when it is not one.
-    public static func parse(_ bytes: [UInt8]) -> JournalTimeIndex? {
-        var index = JournalTimeIndex()
-        var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-        guard lines.last?.isEmpty == true else { return nil }
-        lines.removeLast()
-        guard let header = lines.first else { return nil }
-        let fields = String(decoding: header, as: UTF8.self).split(separator: " ")
-        guard fields.count == 4, fields[0] == "overland-times", fields[1] == "1", fields[2] == "through",
-              let through = UInt64(fields[3]) else { return nil }
-        index.through = through
-        var previous: Int64 = 0
-        for line in lines.dropFirst() {
-            let numbers = line.split(separator: UInt8(ascii: " ")).map { Int64(String(decoding: $0, as: UTF8.self)) }
-            guard numbers.count == 3, let delta = numbers[0], let step = numbers[1], let count = numbers[2],
-                  step > 0, count > 0, delta >= 0 || index.runs.isEmpty else { return nil }
-            let (start, overflow) = previous.addingReportingOverflow(delta)
-            guard !overflow, step <= Int64.max / count else { return nil }
-            let run = Run(start: start, step: step, count: count)
-            if let last = index.runs.last, run.start <= last.last { return nil }
-            index.runs.append(run)
-            previous = start
+    private func write(merging extra: [[UInt8]: TimeRuns], through: UInt64) throws(JournalError) {
+        try FileSystem.makeDirectory(journal.statePath)
+        try TimeIndexWriter.write(path, through: through, file: file, extra: extra)
+        switch try TimeIndexFile.open(path) {
+        case .success(let written)?: file = written
+        case .failure(let invalid)?: throw .untrusted(path: path, reason: "as written: \(invalid.reason)")
+        case nil: throw .untrusted(path: path, reason: "gone after it was written")
         }
-        return index
+    }
+
+    // MARK: - Loading, catching up, checking
+
+    /// Opens the file and catches up on the records past it (rebuilding when it is
+    /// missing, breaks the grammar, or covers past the journal's end).
+    func load() throws(JournalError) {
+        let end = try journal.endSequence()
+        switch try TimeIndexFile.open(path) {
+        case nil:
+            break
+        case .failure(let invalid)?:
+            rebuilt = invalid.reason
+        case .success(let opened)?:
+            if opened.through > end {
+                rebuilt = "covers records up to \(opened.through), past the journal's end (\(end))"
+            } else {
+                file = opened
+            }
+        }
+        try catchUp(to: end)
+    }
+
+    /// Reads the records from the file's `through` on into the file, in pieces of at most
+    /// `rebuildRuns` runs.
+    private func catchUp(to end: UInt64) throws(JournalError) {
+        if let file, file.through >= end { return }
+        var pending: [[UInt8]: TimeRuns] = [:]
+        var pendingRuns = 0
+        let reader = try journal.records(from: through)
+        while let record = try reader.next() {
+            guard let (second, device) = key(record.line), (0...TimeIndexFile.maxSecond).contains(second) else { continue }
+            let deviceKey = Array(device)
+            if inFile(deviceKey, second) { continue }
+            let before = pending[deviceKey]?.runs.count ?? 0
+            pending[deviceKey, default: TimeRuns()].insert(second)
+            pendingRuns += (pending[deviceKey]?.runs.count ?? 0) - before
+            if pendingRuns >= Self.rebuildRuns {
+                try write(merging: pending, through: record.sequence + 1)
+                pending.removeAll()
+                pendingRuns = 0
+            }
+        }
+        // Nothing known and nothing read: no file yet (the next logger reads the records).
+        if file == nil && pending.isEmpty { return }
+        try write(merging: pending, through: end)
+    }
+
+    /// Why the file disagrees with the journal's records, or nil: a device's seconds
+    /// outside the span of its points among the records the file covers.
+    private func disagreement() throws(JournalError) -> String? {
+        guard let file else { return nil }
+        var spans: [[UInt8]: (Int64, Int64)] = [:]
+        let reader = try journal.records(from: 0)
+        while let record = try reader.next(), record.sequence < file.through {
+            guard let (second, device) = key(record.line) else { continue }
+            let deviceKey = Array(device)
+            if let (low, high) = spans[deviceKey] {
+                spans[deviceKey] = (min(low, second), max(high, second))
+            } else {
+                guard spans.count < TimeIndexFile.maxDevices else { return "more devices than the journal holds" }
+                spans[deviceKey] = (second, second)
+            }
+        }
+        for section in file.sections {
+            let name = String(decoding: section.key, as: UTF8.self)
+            guard let (low, high) = spans[section.key] else {
+                return "holds seconds of device \"\(name)\", which has no point in the journal"
+            }
+            if section.earliest < low || section.latest > high {
+                return "the seconds of device \"\(name)\" reach outside the span of its points in the journal"
+            }
+        }
+        return nil
+    }
+
+    private func rebuild(because reason: String) throws(JournalError) {
+        rebuilt = reason
+        file = nil
+        try catchUp(to: try journal.endSequence())
     }
 }
 
 extension Journal {
-    /// The time index, caught up with every record in the journal: read from
-    /// `state/times` and brought up to date from the records appended since it was
-    /// written, or rebuilt from all records when missing or damaged. `timestamp` reads a
-    /// record's point time (nil for records that are not location points).
-    public func timeIndex(timestamp: (ArraySlice<UInt8>) -> Int64?) throws(JournalError) -> JournalTimeIndex {
-        var index = JournalTimeIndex()
-        let path = statePath(of: JournalTimeIndex.stateName)
-        if FileSystem.kind(path) == .file, let bytes = try? FileSystem.readFile(path, limit: JournalTimeIndex.maxFileBytes),
-           let saved = JournalTimeIndex.parse(bytes) {
-            index = saved
-        }
-        let end = try endSequence()
-        if index.through > end { index = JournalTimeIndex() } // not this journal's (or it was cut back)
-        if index.through < end {
-            let reader = try records(from: index.through)
-            while let record = try reader.next() {
-                if let second = timestamp(record.line) { index.insert(second) }
-            }
-        }
-        index.cover(through: end)
+    /// The time index, caught up with every record in the journal: `state/times` brought
+    /// up to date from the records appended since it was written, or rebuilt from all
+    /// records when missing or not valid (see ``JournalTimeIndex/rebuilt``). `key` reads
+    /// a record's point second and device key (nil for records that are not points).
+    public func timeIndex(key: @escaping JournalTimeIndex.Key) throws(JournalError) -> JournalTimeIndex {
+        let index = JournalTimeIndex(journal: self, key: key)
+        try index.load()
         return index
     }
 
-    /// Saves the time index (see ``timeIndex(timestamp:)``), covering records before `through`.
-    public func saveTimeIndex(_ index: JournalTimeIndex) throws(JournalError) {
-        try FileSystem.makeDirectory(statePath)
-        try FileSystem.replaceAtomically(statePath(of: JournalTimeIndex.stateName), with: index.serialized())
+    /// Forgets the time index: the next logger rebuilds it from the records (after
+    /// records were set aside, so that their points can be imported again).
+    func forgetTimeIndex() throws(JournalError) {
+        try FileSystem.remove(statePath(of: JournalTimeIndex.stateName))
+    }
+}
+
+/// Writes a time index file: the runs of an open file merged with runs held in memory,
+/// device by device in key order, a piece at a time.
+enum TimeIndexWriter {
+    static func write(_ path: String, through: UInt64, file: TimeIndexFile?, extra: [[UInt8]: TimeRuns]) throws(JournalError) {
+        let output = try FileSystem.Replacement(path)
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(1 << 16)
+        func flush(_ force: Bool) throws(JournalError) {
+            guard force || buffer.count >= 1 << 16 else { return }
+            try output.write(buffer)
+            buffer.removeAll(keepingCapacity: true)
+        }
+        buffer += Array("overland-times 2 through \(through)\n".utf8)
+        let fileKeys = file.map { $0.sections.map(\.key) } ?? []
+        let keys = Set(fileKeys).union(extra.keys).sorted { $0.lexicographicallyPrecedes($1) }
+        for key in keys {
+            let section = file?.section(of: key)
+            let runs = extra[key]?.runs ?? []
+            guard section != nil || !runs.isEmpty else { continue }
+            buffer += TimeIndexFile.devicePrefix + key + [UInt8(ascii: "\""), UInt8(ascii: "\n")]
+            // The file's runs are read as they are merged, never held whole.
+            var fromFile = file.flatMap { file in section.map { file.runCursor(of: $0) } }
+            var extraIndex = 0
+            var previous: Int64 = 0
+            try TimeRunJoiner.merge({ () throws(JournalError) -> TimeRun? in
+                try fromFile?.next()
+            }, {
+                defer { extraIndex += 1 }
+                return extraIndex < runs.count ? runs[extraIndex] : nil
+            }, emit: { run throws(JournalError) in
+                buffer += Array("\(run.start - previous) \(run.step) \(run.count)\n".utf8)
+                previous = run.start
+                try flush(false)
+            })
+        }
+        try flush(true)
+        try output.commit()
     }
 }

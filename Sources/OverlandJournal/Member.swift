@@ -108,8 +108,9 @@ enum Member {
         let first = header.readLittleEndian(UInt64.self, at: 24)
         guard first <= SegmentName.maxFirstSequence else { return .failure(.corrupt("sequence number out of range")) }
         if kind == .records && count == 0 { return .failure(.corrupt("member with no records")) }
-        // Its records (the segment's, for a seal) must all be numbered below 2^53.
-        guard UInt64(count) <= SequenceNumber.limit - first else {
+        // A records member's records must all be numbered below 2^53 (rule 2). A seal's
+        // count is checked against the segment by rule 6 (bad-seal), not here.
+        guard kind == .seal || UInt64(count) <= SequenceNumber.limit - first else {
             return .failure(.corrupt("records numbered past the largest sequence number (2^53 - 1)"))
         }
         return .success(MemberHeader(

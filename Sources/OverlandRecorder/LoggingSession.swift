@@ -16,9 +16,16 @@ public final class LoggingSession {
     /// Called when auto-pause begins (the time of the fix), e.g. to end the active trip.
     public var onPause: (Int64) -> Void = { _ in }
 
-    /// The seconds the journal holds points for: fixes of those seconds are not logged
-    /// again. Nil: no such check.
+    /// The seconds the journal holds points for, per device: fixes of those seconds (of
+    /// this device) are not logged again. Nil: no such check.
     public var timeIndex: JournalTimeIndex?
+    /// The configured device id and its time index key (computed once per id).
+    private var deviceKey: (id: String, key: [UInt8]) = ("", LocationFeature.deviceKey(""))
+
+    private func key(of deviceID: String) -> [UInt8] {
+        if deviceKey.id != deviceID { deviceKey = (deviceID, LocationFeature.deviceKey(deviceID)) }
+        return deviceKey.key
+    }
 
     public private(set) var decoderStatistics = DecoderStatistics()
     public private(set) var recordsAppended = 0
@@ -46,14 +53,14 @@ public final class LoggingSession {
         let snapshot = device.snapshot(now: monotonicSeconds())
         var line: [UInt8] = []
         for fix in fixes {
-            if let timeIndex, timeIndex.contains(fix.time) {
+            if let timeIndex, timeIndex.contains(device: key(of: recorder.configuration.deviceID), second: fix.time) {
                 recorder.noteAlreadyLogged(fix)
                 continue
             }
             for event in recorder.process(fix, device: snapshot, payloadSize: fixes.count) {
                 switch event {
                 case .point(let point):
-                    timeIndex?.insert(point.timestamp)
+                    timeIndex?.insert(device: key(of: point.deviceID), second: point.timestamp)
                     line.removeAll(keepingCapacity: true)
                     point.encodeJSONLine(into: &line)
                     append(line)
@@ -126,7 +133,10 @@ public final class LoggingSession {
         }
         // A long-running logger saves the time index now and then, so that after a power
         // loss the next start catches up on minutes of records, not on weeks.
-        if timeIndex != nil, monotonicSeconds() - lastIndexSave >= Self.timeIndexSaveInterval {
+        // Seconds held in memory are merged into the file once they are many, so that
+        // memory does not grow with an import of irregular points.
+        if let timeIndex, monotonicSeconds() - lastIndexSave >= Self.timeIndexSaveInterval
+            || timeIndex.heldRuns >= Self.timeIndexHeldRuns {
             try? saveTimeIndex()
         }
         return true
@@ -134,15 +144,15 @@ public final class LoggingSession {
 
     /// Seconds between saves of the time index while logging.
     public static let timeIndexSaveInterval = 600.0
+    /// Runs of seconds held in memory before the time index is saved (about 2 MB).
+    public static let timeIndexHeldRuns = 50_000
     private var lastIndexSave = monotonicSeconds()
 
     /// Writes the time index (journal-format.md), covering every committed record: call
     /// after a successful commit, with nothing pending.
     public func saveTimeIndex() throws(JournalError) {
-        guard var index = timeIndex, appender.pendingRecords == 0 else { return }
+        guard let timeIndex, appender.pendingRecords == 0 else { return }
         lastIndexSave = monotonicSeconds()
-        index.cover(through: try appender.journal.endSequence())
-        try appender.journal.saveTimeIndex(index)
-        timeIndex = index
+        try timeIndex.save(through: try appender.journal.endSequence())
     }
 }

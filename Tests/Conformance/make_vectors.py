@@ -123,6 +123,7 @@ class Vector:
         self.named = {}             # NAME -> expected entry of cursors/NAME.json ({"next": N} or {"error": CODE})
         self.extra = {}             # path (relative to the vector) -> bytes, or ("link", target)
         self.refused = None
+        self.not_a_journal = False  # True: no JSON at all (expected.json empty), exit 66 (section 14)
 
     def segment(self, name):
         segment = Segment(name)
@@ -142,6 +143,8 @@ class Vector:
         self.named[name] = expect if expect is not None else {"next": next_value}
 
     def expected(self):
+        if self.not_a_journal:
+            return None, []
         if self.refused:
             return {"refused": self.refused}, []
         ordered = sorted(self.segments, key=lambda s: s.name)
@@ -181,7 +184,9 @@ class Vector:
         directory = os.path.join(root, self.name)
         journal = os.path.join(directory, "journal")
         os.makedirs(os.path.join(journal, "segments"))
-        write(os.path.join(journal, "manifest.json"), json.dumps(self.manifest, separators=(",", ":")).encode() + b"\n")
+        manifest = self.manifest if isinstance(self.manifest, bytes) else \
+            json.dumps(self.manifest, separators=(",", ":")).encode() + b"\n"
+        write(os.path.join(journal, "manifest.json"), manifest)
         for segment in self.segments:
             write(os.path.join(journal, "segments", segment.file_name), segment.data)
         if self.cursor is not None:
@@ -201,7 +206,7 @@ class Vector:
             else:
                 write(full, content)
         summary, records = self.expected()
-        write(os.path.join(directory, "expected.json"), (json.dumps(summary) + "\n").encode())
+        write(os.path.join(directory, "expected.json"), b"" if summary is None else (json.dumps(summary) + "\n").encode())
         write(os.path.join(directory, "records.jsonl"), b"".join(line + b"\n" for _, line in records))
         write(os.path.join(directory, "README"), (self.about + "\n").encode())
 
@@ -409,6 +414,92 @@ def vectors():
     v.segment(5).good(5, lines(5605, 4), level=9).sealed()
     v.set_cursor(3)
 
+    v = vector("seal-at-2-53", "a seal member numbered 2^53 with a count of 2 (section 5 rule 2 allows a first "
+               "sequence number of 2^53 and bounds first + count for records members only): framed, so it fails "
+               "rule 6 as bad-seal (not bad-header); the records before and after it are read")
+    v.segment(0).good(0, lines(0, 2), level=9).add(seal_member(TWO_53, 2), outcome="bad-seal")
+    v.segment(2).good(2, lines(2, 1))
+
+    # Issue 22: what an independent reader found the document silent on, decided there.
+    v = vector("records-count-0", "a records member whose header says 0 records (rule 2: at least 1) in a "
+               "segment that is not the newest: bad-header, up to the next member; the rest is read")
+    v.segment(0).good(0, lines(0, 2)).add(records_member(2, lines(2, 1), count=0), outcome="bad-header").good(2, lines(2, 1))
+    v.segment(3).good(3, lines(3, 1))
+
+    big = records_member(2, lines(2, 1))
+    big = header(1, 3 << 20, 2, 1, JOURNAL_ID) + big[54:]
+    v = vector("size-out-of-range-past-end", "a member header whose size (3 MiB) is out of range and also runs past "
+               "the end of its segment, which is not the newest: bad-header (rule 2's ranges come before the file's "
+               "length), not truncated")
+    v.segment(0).good(0, lines(0, 2)).add(big, outcome="bad-header")
+    v.segment(3).good(3, lines(3, 1))
+
+    seal = bytearray(seal_member(0, 2))
+    seal[52] ^= 0xFF
+    v = vector("seal-bad-crc", "a seal member whose header CRC16 is wrong, in a segment that is not the newest: "
+               "not framed, so bad-header (rule 1), not bad-seal")
+    v.segment(0).good(0, lines(0, 2), level=9).add(bytes(seal), outcome="bad-header")
+    v.segment(2).good(2, lines(2, 1))
+
+    v = vector("seal-then-zeros-older", "a valid seal followed by 512 zero bytes, in a segment that is not the "
+               "newest: the seal is not the last thing in the file (bad-seal) and the zeros are zero-filled damage")
+    v.segment(0).good(0, lines(0, 2), level=9).add(seal_member(0, 2), outcome="bad-seal").add(bytes(512), outcome="zero-filled")
+    v.segment(2).good(2, lines(2, 1))
+
+    v = vector("seal-then-zeros", "a valid seal followed by 512 zero bytes in the newest segment (a FAT file system "
+               "that allocated more): not sealed; the seal and the zeros are the torn tail, no damage")
+    v.segment(0).good(0, lines(0, 2), level=9).add(seal_member(0, 2), outcome="tail").add(bytes(512), outcome="tail")
+
+    v = vector("foreign-then-torn-tail", "the newest segment: a member of another journal, then an intact member, "
+               "then a member cut short: the foreign member is damage; what follows the last intact member is "
+               "still the torn tail")
+    s = v.segment(0).good(0, lines(0, 2)).add(records_member(2, lines(400, 2), jid=FOREIGN_ID), outcome="foreign-member")
+    s.good(2, lines(2, 2)).add(records_member(4, lines(4, 2))[:40], outcome="tail")
+
+    v = vector("cursor-repeated-key", "cursor.json with next written twice (the same key, once escaped): "
+               "cursor-invalid, whichever value a reader would keep")
+    v.segment(0).good(0, lines(0, 4))
+    v.cursor = b'{"journal_id":"%s","next":1,"n\\u0065xt":3}\n' % JOURNAL_ID.encode()
+    v.cursor_expect = {"error": "cursor-invalid"}
+
+    # The manifest (section 2, issue 22): which keys a reader requires and how it checks
+    # them, and that it is checked before anything else is refused. A manifest a reader
+    # does not accept makes the directory not a journal: exit 66, no JSON.
+    good = '{"format":"overland-journal","version":1,"journal_id":"%s","device_id":"van","created":"2026-11-24T04:17:12Z"}' % JOURNAL_ID
+    for name, text, about, accepted in [
+        ("manifest-version-fraction", good.replace('"version":1', '"version":1.0'), "version written 1.0", False),
+        ("manifest-version-exponent", good.replace('"version":1', '"version":1e0'), "version written 1e0", False),
+        ("manifest-version-true", good.replace('"version":1', '"version":true'), "version true", False),
+        ("manifest-version-string", good.replace('"version":1', '"version":"1"'), "version as a string", False),
+        ("manifest-version-2", good.replace('"version":1', '"version":2'), "a newer version", False),
+        ("manifest-no-created", good.replace(',"created":"2026-11-24T04:17:12Z"', ''), "no created", False),
+        ("manifest-created-not-a-date", good.replace("2026-11-24", "2026-02-30"), "created on 30 February", False),
+        ("manifest-created-fraction", good.replace("12Z", "12.5Z"), "created with a fraction of a second", False),
+        ("manifest-created-offset", good.replace("12Z", "12+00:00"), "created with an offset instead of Z", False),
+        ("manifest-created-hour-24", good.replace("04:17", "24:17"), "created at hour 24", False),
+        ("manifest-no-journal-id", good.replace('"journal_id":"%s",' % JOURNAL_ID, ''), "no journal_id", False),
+        ("manifest-repeated-key", good.replace('"version":1', '"version":1,"version":2'), "version twice", False),
+        ("manifest-no-device-id", good.replace(',"device_id":"van"', ''), "no device_id (informational: not required)", True),
+        ("manifest-device-id-number", good.replace('"device_id":"van"', '"device_id":7'),
+         "device_id a number (informational: not checked)", True),
+        ("manifest-upper-case-id", good.replace(JOURNAL_ID, JOURNAL_ID.upper()), "journal_id in upper case (either case is read)", True),
+    ]:
+        v = vector(name, "manifest.json: %s: %s" % (about, "read as usual" if accepted else "not a journal (exit 66, no JSON)"))
+        v.manifest = (text + "\n").encode()
+        v.segment(0).good(0, lines(0, 2))
+        v.not_a_journal = not accepted
+
+    v = vector("manifest-checked-first", "a manifest of a newer version and a segments/ that is a symbolic link: the "
+               "manifest is checked first (exit 66, no JSON), before anything is refused")
+    v.manifest = (good.replace('"version":1', '"version":2') + "\n").encode()
+    v.extra["elsewhere/keep"] = b""
+    v.extra["journal/segments"] = ("link", "../elsewhere")
+    v.not_a_journal = True
+
+    v = vector("segments-file", "segments is a regular file: the journal is refused (not-a-file), like cursors")
+    v.extra["journal/segments"] = b"not a directory\n"
+    v.refused = {"file": "segments", "reason": "not-a-file"}
+
     v = vector("seal-not-last", "a seal followed by a records member in a segment that is not the newest: "
                "the seal is damage (bad-seal), the records after it are read")
     s = v.segment(0).good(0, lines(0, 2), level=9).add(seal_member(0, 2), outcome="bad-seal").good(2, lines(2, 2))
@@ -442,6 +533,21 @@ def vectors():
     v.extra["elsewhere.lock"] = b""
     v.extra["journal/journal.lock"] = ("link", "../elsewhere.lock")
     v.refused = {"file": "journal.lock", "reason": "symlink"}
+
+    # A directory (or FIFO, or device: git keeps neither, the tests make them) where a
+    # journal file should be is refused like a link (section 2, issue 21): a FIFO at
+    # journal.lock made every writer fail after verify said 0, and one at manifest.json
+    # made a reader wait for ever.
+    v = vector("lock-directory", "journal.lock is a directory: the journal is refused (not-a-file)")
+    v.segment(0).good(0, lines(0, 2))
+    v.extra["journal/journal.lock"] = ("dir",)
+    v.refused = {"file": "journal.lock", "reason": "not-a-file"}
+
+    v = vector("manifest-directory", "manifest.json is a directory: the journal is refused (not-a-file), "
+               "not taken for a directory without a journal")
+    v.segment(0).good(0, lines(0, 2))
+    v.extra["journal/manifest.json"] = ("dir",)
+    v.refused = {"file": "manifest.json", "reason": "not-a-file"}
 
     v = vector("not-segments", "files in segments/ that are not segments: other names, a .tmp- file, "
                "a name past 2^53; all ignored")
