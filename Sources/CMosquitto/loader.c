@@ -23,6 +23,10 @@
     X(int, mosquitto_int_option, (struct mosquitto *mosq, enum mosq_opt_t option, int value), (mosq, option, value)) \
     X(int, mosquitto_connect_async, (struct mosquitto *mosq, const char *host, int port, int keepalive), \
       (mosq, host, port, keepalive)) \
+    X(int, mosquitto_connect_bind_v5, (struct mosquitto *mosq, const char *host, int port, int keepalive, \
+                                       const char *bind_address, const mosquitto_property *properties), \
+      (mosq, host, port, keepalive, bind_address, properties)) \
+    X(int, mosquitto_socket, (struct mosquitto *mosq), (mosq)) \
     X(int, mosquitto_disconnect, (struct mosquitto *mosq), (mosq)) \
     X(int, mosquitto_loop, (struct mosquitto *mosq, int timeout, int max_packets), (mosq, timeout, max_packets)) \
     X(int, mosquitto_publish, (struct mosquitto *mosq, int *mid, const char *topic, int payloadlen, const void *payload, \

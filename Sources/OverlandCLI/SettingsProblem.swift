@@ -7,7 +7,7 @@ enum SettingsProblem {
     static func fallback(for problem: SettingsError) -> String {
         switch problem {
         case .unknownKey: return "passed over"
-        case .invalidValue: return "its key keeps its default"
+        case .invalidValue, .refusedValue: return "its key keeps its default"
         case .io, .malformed, .invalidSetupLink: return "every setting keeps its default"
         }
     }
