@@ -5,7 +5,7 @@
 /// - the password of the user information (`user:<redacted>@`), all of it when it has no
 ///   `:` (a token as user name: `<redacted>@`);
 /// - every query parameter's value (`?token=…&api_key=…`: `?token=<redacted>&api_key=<redacted>`;
-///   a parameter without `=` entirely);
+///   a parameter without `=` entirely), but a template's placeholder (`?ts=%TS`);
 /// - the fragment (`#<redacted>`);
 /// - in the path, a webhook's id (every segment after `webhook`, `webhooks` or `hooks`: Home
 ///   Assistant's `/api/webhook/ID` is a secret in the path) and any segment that looks like a
@@ -90,7 +90,11 @@ public enum RedactedURL {
                 if let equals = parameter.firstIndex(of: "=") {
                     parts.append(.kept(String(parameter[...equals])))
                     let value = parameter[parameter.index(after: equals)...]
-                    if !value.isEmpty { parts.append(.secret(String(value))) }
+                    if isPlaceholder(value) {
+                        parts.append(.kept(String(value)))
+                    } else if !value.isEmpty {
+                        parts.append(.secret(String(value)))
+                    }
                 } else if !parameter.isEmpty {
                     parts.append(.secret(String(parameter)))
                 }
@@ -118,6 +122,13 @@ public enum RedactedURL {
             if ["webhook", "webhooks", "hooks"].contains(segment.lowercased()) { afterHook = true }
         }
         return parts
+    }
+
+    /// A URL template's placeholder (`%TS`, `%LAT`: `%` and two or more capital letters),
+    /// which the sync fills in for each point: the template, not a secret.
+    private static func isPlaceholder(_ value: Substring) -> Bool {
+        value.utf8.count >= 3 && value.utf8.first == UInt8(ascii: "%")
+            && value.utf8.dropFirst().allSatisfy { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }
     }
 
     /// 16 or more of letters, digits, `-`, `_` (and `%`-escapes), with letters and digits both:

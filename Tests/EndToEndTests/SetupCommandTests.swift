@@ -13,7 +13,7 @@ import Testing
         #expect(result.succeeded, "\(result)")
         #expect(result.stderrText == "")
         #expect(result.stdoutLines == [
-            "endpoint: (none) -> https://gps.example:8443/in?key=abc&ts=%TS",
+            "endpoint: (none) -> https://gps.example:8443/in?key=<redacted>&ts=%TS",
             "token: (none) -> ••••",
             "device_id: (none) -> alice/van",
             "include_unique_id: false -> true",

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// A wrong endpoint (404, 405, 410) is a configuration error: exit 78, points kept, one
-/// line naming the url (without its token) and the status.
+/// line naming the url (its token redacted) and the status.
 @Suite struct SyncEndpointErrorTests {
     @Test(arguments: [404, 405, 410])
     func aWrongEndpointIsAConfigurationError(status: Int) throws {
@@ -17,7 +17,7 @@ import Testing
         #expect(result.exitStatus == 78, "\(result)")
         #expect(result.stderrLines.count == 1, "\(result.stderrText)")
         let line = try #require(result.stderrLines.first)
-        #expect(line.contains(server.url + ":") && line.contains("\(status)"), "\(line)")
+        #expect(line.contains(server.url + "?token=<redacted>:") && line.contains("\(status)"), "\(line)")
         #expect(line.contains("30 points kept"), "\(line)")
         #expect(!line.contains(token) && !line.contains("s3cr3t"), "\(line)")
         #expect(try sandbox.cursor() == 0, "points kept")

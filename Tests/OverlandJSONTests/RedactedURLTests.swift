@@ -10,6 +10,7 @@ import Testing
         ("http://127.0.0.1:9/overland", "http://127.0.0.1:9/overland"),
         ("https://e.example/in?api_key=0123&device=van&flag", "https://e.example/in?api_key=<redacted>&device=<redacted>&<redacted>"),
         ("https://e.example/in?empty=&", "https://e.example/in?empty=&"),
+        ("https://e.example/in?ts=%TS&lat=%LAT&key=%2Fk3y&x=%AB1", "https://e.example/in?ts=%TS&lat=%LAT&key=<redacted>&x=<redacted>"),
         ("http://ha.local:8123/api/webhook/my-secret-hook", "http://ha.local:8123/api/webhook/<redacted>"),
         ("http://ha.local:8123/api/WEBHOOK/abc/def", "http://ha.local:8123/api/WEBHOOK/<redacted>/<redacted>"),
         ("https://x.example/hooks/a", "https://x.example/hooks/<redacted>"),

@@ -95,7 +95,8 @@ struct SettingKeyTests {
         let before = settings
         let bad = Self.badValue(for: key.name)
         let error = try #require(settingsError { try key.set(bad, in: &settings) })
-        #expect(error == .invalidValue(key: key.name, value: quoted(bad), allowed: key.allowedValues, location: nil))
+        // As shown to people: a refused token is not printed, an endpoint's secrets are redacted.
+        #expect(error == .invalidValue(key: key.name, value: quoted(key.shown(bad)), allowed: key.allowedValues, location: nil))
         #expect(error.category == .configuration)
         #expect(settings == before)
     }
