@@ -356,7 +356,10 @@ public struct SyncCommand: AsyncParsableCommand {
         func explain(_ text: String) { if verbose || Terminal.stderrIsTerminal { Terminal.error("\(tool)\(journal): \(text)") } }
         switch report.outcome {
         case .delivered, .maxTimeReached:
-            let skipped = report.skippedRecords > 0 ? "; \(report.skippedRecords) older skipped (logging mode)" : ""
+            var skipped = report.skippedRecords > 0 ? "; \(report.skippedRecords) older skipped (logging mode)" : ""
+            if report.notCarriedRecords > 0 {
+                skipped += "; \(report.notCarriedRecords) not sent: trip, visit or action records or unreadable lines, which this receiver does not take"
+            }
             note("\(report.sentRecords) points sent to \(server) in \(report.batches) requests\(skipped); \(report.backlog) waiting")
             return .ok
         case .nothingToSend:

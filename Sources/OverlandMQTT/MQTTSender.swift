@@ -72,7 +72,7 @@ public final class MQTTSender {
         if !sendNow, let held = schedule(state: state, now: now) { return held }
 
         var report = drain(broker: broker)
-        state.skippedRecords += UInt64(report.skippedRecords)
+        state.skippedRecords += UInt64(report.skippedRecords + report.notCarriedRecords)
         switch report.outcome {
         case .delivered, .maxTimeReached:
             state.lastAttempt = now
@@ -294,7 +294,7 @@ public final class MQTTSender {
             }
             while head < pending.count, pending[head].acknowledged {
                 if let next = pending[head].next {
-                    if pending[head].mid != nil { report.sentRecords += 1 } else { report.skippedRecords += 1 }
+                    if pending[head].mid != nil { report.sentRecords += 1 } else { report.notCarriedRecords += 1 }
                     handledUpTo = next
                 }
                 head += 1
@@ -318,7 +318,7 @@ public final class MQTTSender {
         if report.sentRecords > 0 {
             report.batches = 1
             if report.outcome != .maxTimeReached { report.outcome = .delivered }
-        } else if report.skippedRecords > 0 {
+        } else if report.skippedRecords + report.notCarriedRecords > 0 {
             report.outcome = .delivered
         }
     }

@@ -227,6 +227,14 @@ public final class SyncEngine: Sendable {
         /// When the cursor was last written.
         var cursorWrittenAt = ContinuousClock.now
 
+        /// Counts the records `batch` passes over: by the logging mode, or not carried by
+        /// the receiver; the state keeps their sum (records handled but not sent).
+        mutating func count(passedOver batch: Batch) {
+            report.skippedRecords += Int(batch.skipped)
+            report.notCarriedRecords += Int(batch.notCarried)
+            state.skippedRecords += batch.skipped + batch.notCarried
+        }
+
         init(state: SyncState) {
             self.state = state
             stateSavedAfterRecovery = state.consecutiveFailures == 0
@@ -328,8 +336,7 @@ public final class SyncEngine: Sendable {
     /// cursor could not move.
     private func markHandled(_ batch: Batch, progress: inout Progress) -> Bool {
         guard moveCursor(to: batch.next, progress: &progress) else { return false }
-        progress.report.skippedRecords += Int(batch.skipped)
-        progress.state.skippedRecords += batch.skipped
+        progress.count(passedOver: batch)
         return true
     }
 
@@ -394,8 +401,7 @@ public final class SyncEngine: Sendable {
         // Delivered but, if this fails, not recorded: the batch will be sent again.
         guard moveCursor(to: batch.next, progress: &progress) else { return false }
         progress.report.sentRecords += batch.count
-        progress.report.skippedRecords += Int(batch.skipped)
-        progress.state.skippedRecords += batch.skipped
+        progress.count(passedOver: batch)
         progress.report.batches += 1
         progress.report.outcome = .delivered
         progress.state.lastSuccess = wallClock()
