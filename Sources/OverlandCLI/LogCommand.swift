@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import ArgumentParser
+import OverlandJSON
 import OverlandJournal
 import OverlandNMEA
 import OverlandProtocol
@@ -170,7 +171,7 @@ public struct LogCommand: ParsableCommand {
     private func recorderConfiguration(_ settings: Settings, trip: Trip?) -> RecorderConfiguration {
         var configuration = settings.recorderConfiguration(deviceID: DeviceIdentity.resolve(flag: deviceID, settings: settings),
                                                            duringTrip: trip != nil)
-        configuration.tripID = trip?.id
+        configuration.tripStart = trip?.start
         if let minimumInterval { configuration.minimumInterval = minimumInterval }
         if let minimumDistance { configuration.minimumDistance = minimumDistance }
         return configuration
@@ -214,8 +215,9 @@ public struct LogCommand: ParsableCommand {
         session.timeIndex = try journal.timeIndex(timestamp: LocationFeature.pointTimestamp(in:))
         reader.noFixNotice = noFixWarning
         reader.onNoFix = { input, seconds in
-            Terminal.error("overland-log: \(input.name): no fix for \(Int(seconds)) s: \(reader.liveStatistics.summary())")
-            InputState.write(.init(input: input.name, since: Journal.currentTime() - Int64(seconds), pid: getpid()), in: journal)
+            let whole = CheckedInteger.rounded(seconds, in: 0...Int(Int32.max)) ?? 0
+            Terminal.error("overland-log: \(input.name): no fix for \(whole) s: \(reader.liveStatistics.summary())")
+            InputState.write(.init(input: input.name, since: Journal.currentTime() - Int64(whole), pid: getpid()), in: journal)
         }
         defer { InputState.clear(in: journal) }
         reader.onDisconnect = { input in
@@ -339,8 +341,10 @@ public struct LogCommand: ParsableCommand {
             \(recorder.droppedInterval) by min time, \(recorder.droppedDistance) by min distance, \
             \(recorder.droppedAccuracy) by accuracy, \(recorder.droppedOutOfOrder) out of order, \
             \(recorder.droppedNotSignificant) not significant, \(recorder.droppedTrackingOff) with tracking off\
+            \(recorder.droppedSameSecond > 0 ? ", \(recorder.droppedSameSecond) same second as the previous fix" : "")\
             \(recorder.droppedAlreadyLogged > 0 ? ", \(recorder.droppedAlreadyLogged) already in the journal" : "")\
-            \(recorder.droppedStationary > 0 ? ", \(recorder.droppedStationary) standing still" : "")
+            \(recorder.droppedStationary > 0 ? ", \(recorder.droppedStationary) standing still" : "")\
+            \(recorder.valuesLeftOut > 0 ? "; \(recorder.valuesLeftOut) \(recorder.valuesLeftOut == 1 ? "value" : "values") out of range left out of the points" : "")
             """, failure: failure, exitStatus: exitStatus)
     }
 

@@ -96,6 +96,8 @@ public struct SyncCommand: AsyncParsableCommand {
 
     public func validate() throws {
         if let maxTime, !(maxTime > 0) { throw ValidationError("--max-time must be a positive number of seconds") }
+        // Beyond a year the deadline's milliseconds would not fit: refused, not trapped on.
+        if let maxTime, maxTime > 31_622_400 { throw ValidationError("--max-time \(maxTime): use at most 31622400 seconds (366 days)") }
         if dryRun && watch { throw ValidationError("--dry-run and --watch do not go together") }
     }
 
@@ -183,7 +185,7 @@ public struct SyncCommand: AsyncParsableCommand {
         let journal = try Journal(path: path)
         let trip = try Trip.active(in: journal)
         let tripProgress: [UInt8]? = try trip.map { (trip: Trip) throws -> [UInt8] in
-            let summary = try TripSummary.compute(for: trip, in: journal)
+            let summary = try TripSummary.compute(for: trip, through: Journal.currentTime(), in: journal)
             return TripProgress(mode: trip.mode, start: trip.start, distance: summary.distance,
                                 startLocation: summary.startLocation, currentLocation: summary.latestLocation).json()
         }
