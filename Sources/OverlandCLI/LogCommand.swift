@@ -93,12 +93,12 @@ public struct LogCommand: ParsableCommand {
     var commitInterval: Double? { commitIntervalText.flatMap(Interval.seconds) }
 
     @Option(name: .customLong("min-time"), help: ArgumentHelp(
-        "At least this long between points: whole seconds, or 5s, 1m (default: the settings' min_time, 1 s).",
+        "At least this long between points: whole seconds from 1, or 5s, 1m (default: the settings' min_time, 1 s).",
         valueName: "interval"))
     var minimumIntervalText: String?
 
     /// --min-time in whole seconds (validated).
-    var minimumInterval: Int64? { minimumIntervalText.flatMap(Interval.seconds).map { Int64($0) } }
+    var minimumInterval: Int64? { minimumIntervalText.flatMap(Interval.seconds).flatMap(CheckedInteger.rounded).map { Int64($0) } }
 
     @Option(name: .customLong("min-distance"), help: "At least this many metres between points (default: the settings' min_distance, off).")
     var minimumDistance: Double?
@@ -137,6 +137,10 @@ public struct LogCommand: ParsableCommand {
             }
             guard seconds == seconds.rounded(.down), seconds <= 86_400 * 366 else {
                 throw ValidationError("--min-time '\(text)': use whole seconds, at most a year")
+            }
+            // Points have whole-second timestamps: one a second is the most there can be.
+            guard seconds >= 1 else {
+                throw ValidationError("--min-time '\(text)': points have whole-second timestamps, so 1 s is the shortest: use 1 s to a year")
             }
         }
         if let baud, !SerialPort.supportedRates.contains(baud) {
@@ -296,13 +300,23 @@ public struct LogCommand: ParsableCommand {
             defer { if input.fileDescriptor != 0 && input.reopen == nil { close(input.fileDescriptor) } }
             let result = reader.run(input, checkSignals: checkSignals)
             Terminal.clearProgress()
+            let shownName = input.name == "standard input" ? input.name : "'\(input.name)'"
+            var problem: String?
             if result.finished && result.bytesRead > 0 && !result.recognisedAnything {
                 // Input with nothing recognisable: the user's to fix (wrong file, wrong port speed).
-                let line = "\(input.name == "standard input" ? input.name : "'\(input.name)'"): not NMEA 0183 or gpsd JSON: \(result.contentDescription)"
+                problem = "\(shownName): not NMEA 0183 or gpsd JSON: \(result.contentDescription)"
+            } else if result.finished, result.statistics.fixes == 0, result.statistics.undatedFixes > 0 {
+                // Times of day and no date (GGA only): nothing was logged, the user must say the day.
+                let count = result.statistics.undatedFixes
+                problem = "\(shownName): \(count) \(count == 1 ? "fix has" : "fixes have") no date (times of day only: " +
+                    "no RMC or ZDA sentence\(input.isLive ? ", and not within 10 minutes of the system clock" : "")); " +
+                    "give the UTC date of the first fix with --date YYYY-MM-DD"
+            }
+            if let problem {
                 if let earlier = failure {
                     Terminal.error("overland-log: \(earlier.message)")
                 }
-                failure = CommandFailure(line, status: .dataError)
+                failure = CommandFailure(problem, status: .dataError)
             }
             if !result.finished {
                 if !input.isLive, let signal = Signals.lastStop {
@@ -442,7 +456,7 @@ public struct LogCommand: ParsableCommand {
         let parts = text.split(separator: "-")
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
               let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
-              (1980...2200).contains(year), (1...12).contains(month), (1...31).contains(day) else { return nil }
+              (1980...2200).contains(year), CivilDate(year: year, month: month, day: day) != nil else { return nil }
         return (year, month, day)
     }
 }

@@ -69,6 +69,8 @@ final class LogReader {
         var recognisedAnything: Bool
         /// When nothing was recognised: what the input held instead.
         var contentDescription: String
+        /// What this input's decoder read, skipped and emitted.
+        var statistics: DecoderStatistics
     }
 
     /// Called once when a live input has produced no fix for ``noFixNotice`` seconds (since
@@ -180,7 +182,7 @@ final class LogReader {
         session.record(&fixes)
         session.addDecoderStatistics(source.statistics)
         return RunResult(finished: !stopped, bytesRead: total, recognisedAnything: source.recognisedAnything,
-                         contentDescription: source.contentDescription)
+                         contentDescription: source.contentDescription, statistics: source.statistics)
     }
 
 }
