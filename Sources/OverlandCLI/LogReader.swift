@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import OverlandJSON
 import OverlandJournal
 import OverlandNMEA
 import OverlandRecorder
@@ -135,7 +136,7 @@ final class LogReader {
                 if !toldNoFix { wait = min(wait, max(0, lastFix + noFixNotice - now)) }
                 var descriptors = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
                                    pollfd(fd: signalDescriptor, events: Int16(POLLIN), revents: 0)]
-                let ready = poll(&descriptors, signalDescriptor >= 0 ? 2 : 1, Int32((wait * 1000).rounded(.up)))
+                let ready = poll(&descriptors, signalDescriptor >= 0 ? 2 : 1, Int32(CheckedInteger.roundedUp(min(max(wait, 0), 86_400) * 1000) ?? 1000))
                 if ready == 0 || (ready < 0 && errno == EINTR) || (ready > 0 && descriptors[0].revents == 0) {
                     if source.hasOpenCycle && monotonicSeconds() - lastData >= quiet.seconds {
                         source.closeCycle(into: &fixes)

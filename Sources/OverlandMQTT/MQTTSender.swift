@@ -87,7 +87,7 @@ public final class MQTTSender {
             state.lastFailure = failedAt
             state.lastError = report.message
             let delay = backoff.delay(afterFailures: state.consecutiveFailures, random: Double.random(in: 0..<1))
-            state.nextAttempt = failedAt + Int64(delay.rounded(.up))
+            state.nextAttempt = failedAt + Int64(CheckedInteger.roundedUp(min(delay, 86_400 * 366)) ?? 86_400)
         default:
             break
         }

@@ -492,7 +492,7 @@ public final class SyncEngine: Sendable {
         progress.state.lastFailure = failedAt
         progress.state.lastError = message
         let delay = backoff.delay(afterFailures: progress.state.consecutiveFailures, random: random(), retryAfter: progress.retryAfter)
-        progress.state.nextAttempt = failedAt + Int64(delay.rounded(.up))
+        progress.state.nextAttempt = failedAt + Int64(CheckedInteger.roundedUp(min(delay, 86_400 * 366)) ?? 86_400)
     }
 
     /// `text` with the token (as is, percent-encoded, and as OwnTracks' Basic credentials)
