@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import ArgumentParser
+import OverlandJSON
 import OverlandJournal
 import OverlandNMEA
 import OverlandProtocol
@@ -93,12 +94,12 @@ public struct LogCommand: ParsableCommand {
     var commitInterval: Double? { commitIntervalText.flatMap(Interval.seconds) }
 
     @Option(name: .customLong("min-time"), help: ArgumentHelp(
-        "At least this long between points: whole seconds, or 5s, 1m (default: the settings' min_time, 1 s).",
+        "At least this long between points: whole seconds from 1, or 5s, 1m (default: the settings' min_time, 1 s).",
         valueName: "interval"))
     var minimumIntervalText: String?
 
     /// --min-time in whole seconds (validated).
-    var minimumInterval: Int64? { minimumIntervalText.flatMap(Interval.seconds).map { Int64($0) } }
+    var minimumInterval: Int64? { minimumIntervalText.flatMap(Interval.seconds).flatMap(CheckedInteger.rounded).map { Int64($0) } }
 
     @Option(name: .customLong("min-distance"), help: "At least this many metres between points (default: the settings' min_distance, off).")
     var minimumDistance: Double?
@@ -138,6 +139,10 @@ public struct LogCommand: ParsableCommand {
             guard seconds == seconds.rounded(.down), seconds <= 86_400 * 366 else {
                 throw ValidationError("--min-time '\(text)': use whole seconds, at most a year")
             }
+            // Points have whole-second timestamps: one a second is the most there can be.
+            guard seconds >= 1 else {
+                throw ValidationError("--min-time '\(text)': points have whole-second timestamps, so 1 s is the shortest: use 1 s to a year")
+            }
         }
         if let baud, !SerialPort.supportedRates.contains(baud) {
             throw ValidationError("--baud \(baud) is not a serial rate: use one of \(SerialPort.supportedRates.map(String.init).joined(separator: ", "))")
@@ -171,7 +176,7 @@ public struct LogCommand: ParsableCommand {
     private func recorderConfiguration(_ settings: Settings, trip: Trip?) -> RecorderConfiguration {
         var configuration = settings.recorderConfiguration(deviceID: DeviceIdentity.resolve(flag: deviceID, settings: settings),
                                                            duringTrip: trip != nil)
-        configuration.tripID = trip?.id
+        configuration.tripStart = trip?.start
         if let minimumInterval { configuration.minimumInterval = minimumInterval }
         if let minimumDistance { configuration.minimumDistance = minimumDistance }
         return configuration
@@ -240,8 +245,9 @@ public struct LogCommand: ParsableCommand {
         let toldRebuild = reportRebuild(nil)
         reader.noFixNotice = noFixWarning
         reader.onNoFix = { input, seconds in
-            Terminal.error("overland-log: \(input.name): no fix for \(Int(seconds)) s: \(reader.liveStatistics.summary())")
-            InputState.write(.init(input: input.name, since: Journal.currentTime() - Int64(seconds), pid: getpid()), in: journal)
+            let whole = CheckedInteger.rounded(seconds, in: 0...Int(Int32.max)) ?? 0
+            Terminal.error("overland-log: \(input.name): no fix for \(whole) s: \(reader.liveStatistics.summary())")
+            InputState.write(.init(input: input.name, since: Journal.currentTime() - Int64(whole), pid: getpid()), in: journal)
         }
         defer { InputState.clear(in: journal) }
         reader.onDisconnect = { input in
@@ -324,13 +330,23 @@ public struct LogCommand: ParsableCommand {
             defer { if input.fileDescriptor != 0 && input.reopen == nil { close(input.fileDescriptor) } }
             let result = reader.run(input, checkSignals: checkSignals)
             Terminal.clearProgress()
+            let shownName = input.name == "standard input" ? input.name : "'\(input.name)'"
+            var problem: String?
             if result.finished && result.bytesRead > 0 && !result.recognisedAnything {
                 // Input with nothing recognisable: the user's to fix (wrong file, wrong port speed).
-                let line = "\(input.name == "standard input" ? input.name : "'\(input.name)'"): not NMEA 0183 or gpsd JSON: \(result.contentDescription)"
+                problem = "\(shownName): not NMEA 0183 or gpsd JSON: \(result.contentDescription)"
+            } else if result.finished, result.statistics.fixes == 0, result.statistics.undatedFixes > 0 {
+                // Times of day and no date (GGA only): nothing was logged, the user must say the day.
+                let count = result.statistics.undatedFixes
+                problem = "\(shownName): \(count) \(count == 1 ? "fix has" : "fixes have") no date (times of day only: " +
+                    "no RMC or ZDA sentence\(input.isLive ? ", and not within 10 minutes of the system clock" : "")); " +
+                    "give the UTC date of the first fix with --date YYYY-MM-DD"
+            }
+            if let problem {
                 if let earlier = failure {
                     Terminal.error("overland-log: \(earlier.message)")
                 }
-                failure = CommandFailure(line, status: .dataError)
+                failure = CommandFailure(problem, status: .dataError)
             }
             if !result.finished {
                 if !input.isLive, let signal = Signals.lastStop {
@@ -370,8 +386,10 @@ public struct LogCommand: ParsableCommand {
             \(recorder.droppedInterval) by min time, \(recorder.droppedDistance) by min distance, \
             \(recorder.droppedAccuracy) by accuracy, \(recorder.droppedOutOfOrder) out of order, \
             \(recorder.droppedNotSignificant) not significant, \(recorder.droppedTrackingOff) with tracking off\
+            \(recorder.droppedSameSecond > 0 ? ", \(recorder.droppedSameSecond) same second as the previous fix" : "")\
             \(recorder.droppedAlreadyLogged > 0 ? ", \(recorder.droppedAlreadyLogged) already in the journal" : "")\
-            \(recorder.droppedStationary > 0 ? ", \(recorder.droppedStationary) standing still" : "")
+            \(recorder.droppedStationary > 0 ? ", \(recorder.droppedStationary) standing still" : "")\
+            \(recorder.valuesLeftOut > 0 ? "; \(recorder.valuesLeftOut) \(recorder.valuesLeftOut == 1 ? "value" : "values") out of range left out of the points" : "")
             """, failure: failure, exitStatus: exitStatus)
     }
 
@@ -464,7 +482,7 @@ public struct LogCommand: ParsableCommand {
         let parts = text.split(separator: "-")
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
               let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
-              (1980...2200).contains(year), (1...12).contains(month), (1...31).contains(day) else { return nil }
+              (1980...2200).contains(year), CivilDate(year: year, month: month, day: day) != nil else { return nil }
         return (year, month, day)
     }
 }

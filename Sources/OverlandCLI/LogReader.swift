@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import OverlandJSON
 import OverlandJournal
 import OverlandNMEA
 import OverlandRecorder
@@ -74,6 +75,8 @@ final class LogReader {
         var recognisedAnything: Bool
         /// When nothing was recognised: what the input held instead.
         var contentDescription: String
+        /// What this input's decoder read, skipped and emitted.
+        var statistics: DecoderStatistics
     }
 
     /// Called once when a live input has produced no fix for ``noFixNotice`` seconds (since
@@ -154,7 +157,7 @@ final class LogReader {
                 if !toldNoFix { wait = min(wait, max(0, lastFix + noFixNotice - now)) }
                 var descriptors = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
                                    pollfd(fd: signalDescriptor, events: Int16(POLLIN), revents: 0)]
-                let ready = poll(&descriptors, signalDescriptor >= 0 ? 2 : 1, Int32((wait * 1000).rounded(.up)))
+                let ready = poll(&descriptors, signalDescriptor >= 0 ? 2 : 1, Int32(CheckedInteger.roundedUp(min(max(wait, 0), 86_400) * 1000) ?? 1000))
                 if ready == 0 || (ready < 0 && errno == EINTR) || (ready > 0 && descriptors[0].revents == 0) {
                     if source.hasOpenCycle && monotonicSeconds() - lastData >= quiet.seconds {
                         source.closeCycle(into: &fixes)
@@ -198,7 +201,7 @@ final class LogReader {
         session.record(&fixes)
         session.addDecoderStatistics(source.statistics)
         return RunResult(finished: !stopped, bytesRead: total, recognisedAnything: source.recognisedAnything,
-                         contentDescription: source.contentDescription)
+                         contentDescription: source.contentDescription, statistics: source.statistics)
     }
 
 }

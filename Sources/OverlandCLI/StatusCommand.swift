@@ -114,7 +114,7 @@ struct Status {
             last = try? LocationFeature(jsonLine: line)
             return last != nil
         }
-        let trip = try Trip.active(in: journal).map { ($0, try TripSummary.compute(for: $0, in: journal)) }
+        let trip = try Trip.active(in: journal).map { ($0, try TripSummary.compute(for: $0, through: now, in: journal)) }
         // The default destination's own queue (its cursor), not the journal's largest backlog.
         var status = Status(journalPath: journal.path, last: last, queued: try journal.backlog(for: .default),
                             footprint: try journal.footprint(), endSequence: try journal.endSequence(),
@@ -169,7 +169,7 @@ struct Status {
             if last.horizontalAccuracy >= 0 { position += " ±\(last.horizontalAccuracy) m" }
             if last.verticalAccuracy >= 0 { position += ", altitude \(last.altitude) m" }
             lines.append(("position", position))
-            let speed = last.speed >= 0 ? "\(Double(Int((last.speed * 10).rounded())) / 10) m/s" : "unknown"
+            let speed = last.speed >= 0 ? Format.tenths(last.speed).map { "\($0) m/s" } ?? "out of range" : "unknown"
             lines.append(("speed", speed + (last.motion.isEmpty ? "" : ", " + last.motion.map(\.rawValue).joined(separator: ", "))))
         } else {
             lines.append(("last point", "none yet"))
@@ -202,7 +202,7 @@ struct Status {
         }
         // With several destinations (or one that is not the settings' endpoint), a block each.
         let blocks = destinations.count > 1 || destinations.contains { !$0.destination.isDefault }
-        let perPoint = bytesPerPoint.map { ", \(Double(Int(($0 * 10).rounded())) / 10) B/point" } ?? ""
+        let perPoint = bytesPerPoint.flatMap(Format.tenths).map { ", \($0) B/point" } ?? ""
         if journalExists {
             lines.append(("journal", "\(journalPath): \(Plural.count(footprint.bytes, "byte")) in \(Plural.count(footprint.segments, "segment"))\(perPoint)"))
         } else {
@@ -278,7 +278,7 @@ struct Status {
             writer.appendRaw(#","duration":"#)
             writer.appendInteger(now - trip.start)
             writer.appendRaw(#","distance":"#)
-            writer.appendInteger(Int64(summary.distance.rounded()))
+            writer.appendInteger(TripRecord.wholeMetres(summary.distance))
             writer.appendRaw("}")
         } else {
             writer.appendNull()

@@ -98,6 +98,8 @@ public struct SyncCommand: AsyncParsableCommand {
 
     public func validate() throws {
         if let maxTime, !(maxTime > 0) { throw ValidationError("--max-time must be a positive number of seconds") }
+        // Beyond a year the deadline's milliseconds would not fit: refused, not trapped on.
+        if let maxTime, maxTime > 31_622_400 { throw ValidationError("--max-time \(maxTime): use at most 31622400 seconds (366 days)") }
         if dryRun && watch { throw ValidationError("--dry-run and --watch do not go together") }
     }
 
@@ -188,7 +190,7 @@ public struct SyncCommand: AsyncParsableCommand {
         let journal = try Journal(path: path)
         let trip = try Trip.active(in: journal)
         let tripProgress: [UInt8]? = try trip.map { (trip: Trip) throws -> [UInt8] in
-            let summary = try TripSummary.compute(for: trip, in: journal)
+            let summary = try TripSummary.compute(for: trip, through: Journal.currentTime(), in: journal)
             return TripProgress(mode: trip.mode, start: trip.start, distance: summary.distance,
                                 startLocation: summary.startLocation, currentLocation: summary.latestLocation).json()
         }
@@ -361,7 +363,10 @@ public struct SyncCommand: AsyncParsableCommand {
         func explain(_ text: String) { if verbose || Terminal.stderrIsTerminal { Terminal.error("\(tool)\(journal): \(text)") } }
         switch report.outcome {
         case .delivered, .maxTimeReached:
-            let skipped = report.skippedRecords > 0 ? "; \(report.skippedRecords) older skipped (logging mode)" : ""
+            var skipped = report.skippedRecords > 0 ? "; \(report.skippedRecords) older skipped (logging mode)" : ""
+            if report.notCarriedRecords > 0 {
+                skipped += "; \(report.notCarriedRecords) not sent: trip, visit or action records or unreadable lines, which this receiver does not take"
+            }
             note("\(Plural.count(report.sentRecords, "point")) sent to \(server) in \(Plural.count(report.batches, "request"))\(skipped); \(report.backlog) waiting")
             return .ok
         case .nothingToSend:

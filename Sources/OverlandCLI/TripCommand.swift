@@ -11,11 +11,13 @@ public struct TripCommand: ParsableCommand {
         commandName: "trip",
         abstract: "Start, stop or show a trip.",
         discussion: """
-            While a trip runs, overland-log stamps each point with trip_id (the trip's start \
-            time) and applies the trip settings (trip.* in 'overland config list'), and \
+            While a trip runs, overland-log stamps each point of a fix from the trip's start on \
+            with trip_id (the trip's start time; an old capture imported meanwhile is not the \
+            trip's) and applies the trip settings (trip.* in 'overland config list'), and \
             overland-sync sends the trip object with every request. Stopping writes a trip \
             record (mode, start, end, duration, distance, start and end locations) into the \
-            journal, safely while overland-log keeps appending. The trip survives reboots: \
+            journal, safely while overland-log keeps appending. A trip holds the points whose \
+            times fall inside it: from its start to its stop (to now while it runs). The trip survives reboots: \
             it lives in the journal's state/trip.json.
 
             Examples:
@@ -42,8 +44,8 @@ public struct TripCommand: ParsableCommand {
                     if json { Terminal.line("null") } else { Terminal.line("no trip") }
                     return
                 }
-                let summary = try TripSummary.compute(for: trip, in: journal)
                 let now = Journal.currentTime()
+                let summary = try TripSummary.compute(for: trip, through: now, in: journal)
                 if json {
                     var writer = JSONWriter()
                     writer.appendRaw(#"{"mode":"#)
@@ -53,7 +55,7 @@ public struct TripCommand: ParsableCommand {
                     writer.appendRaw(#","duration":"#)
                     writer.appendInteger(max(now - trip.start, 0))
                     writer.appendRaw(#","distance":"#)
-                    writer.appendInteger(Int64(summary.distance.rounded()))
+                    writer.appendInteger(TripRecord.wholeMetres(summary.distance))
                     writer.appendRaw(#","points":"#)
                     writer.appendInteger(summary.points)
                     writer.appendRaw("}\n")
@@ -147,8 +149,8 @@ enum TripStopper {
     }
 
     static func record(for trip: Trip, in journal: Journal, settings: Settings, stoppedAutomatically: Bool) throws -> Result {
-        let summary = try TripSummary.compute(for: trip, in: journal)
         let end = max(Journal.currentTime(), trip.start)
+        let summary = try TripSummary.compute(for: trip, through: end, in: journal)
         var last = summary.latest
         if last == nil {
             _ = try journal.lastRecord { line in
@@ -181,6 +183,12 @@ enum Format {
     }
 
     static func distance(_ metres: Double) -> String {
-        metres < 1000 ? "\(Int(metres.rounded())) m" : "\(Double(Int((metres / 100).rounded())) / 10) km"
+        metres < 1000 ? "\(TripRecord.wholeMetres(metres)) m" : tenths(metres / 1000).map { "\($0) km" } ?? "out of range"
+    }
+
+    /// `value` with one decimal (half away from zero), or nil when it is too large to be
+    /// any measure (a hand-edited journal's speed of 1e300 must not trap the reader).
+    static func tenths(_ value: Double) -> String? {
+        CheckedInteger.rounded(value * 10).map { "\(Double($0) / 10)" }
     }
 }

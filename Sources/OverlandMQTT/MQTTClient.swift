@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import CMosquitto
+import OverlandJSON
 import OverlandProtocol
 
 /// One connection to an MQTT broker through libmosquitto, driven from the caller's thread:
@@ -249,7 +250,7 @@ public final class MQTTClient {
     }
 
     private static func seconds(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(value)
+        CheckedInteger.rounded(value).flatMap { Double($0) == value ? String($0) : nil } ?? String(value)
     }
 
     // MARK: - Driving the connection

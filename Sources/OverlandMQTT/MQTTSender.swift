@@ -89,7 +89,7 @@ public final class MQTTSender {
         }
 
         var report = drain(broker: broker)
-        state.skippedRecords += UInt64(report.skippedRecords)
+        state.skippedRecords += UInt64(report.skippedRecords + report.notCarriedRecords)
         // Points acknowledged before a failure or an interruption were delivered: the
         // last delivery is now, whatever ended the run.
         if report.sentRecords > 0 { state.lastSuccess = wallClock() }
@@ -107,7 +107,7 @@ public final class MQTTSender {
             state.lastFailure = failedAt
             state.lastError = report.message
             let delay = backoff.delay(afterFailures: state.consecutiveFailures, random: Double.random(in: 0..<1))
-            state.nextAttempt = failedAt + Int64(delay.rounded(.up))
+            state.nextAttempt = failedAt + Int64(CheckedInteger.roundedUp(min(delay, 86_400 * 366)) ?? 86_400)
         default:
             break
         }
@@ -332,7 +332,7 @@ public final class MQTTSender {
             }
             while head < pending.count, pending[head].acknowledged {
                 if let next = pending[head].next {
-                    if pending[head].mid != nil { report.sentRecords += 1 } else { report.skippedRecords += 1 }
+                    if pending[head].mid != nil { report.sentRecords += 1 } else { report.notCarriedRecords += 1 }
                     handledUpTo = next
                 }
                 head += 1
@@ -356,7 +356,7 @@ public final class MQTTSender {
         if report.sentRecords > 0 {
             report.batches = 1
             if report.outcome != .maxTimeReached { report.outcome = .delivered }
-        } else if report.skippedRecords > 0 {
+        } else if report.skippedRecords + report.notCarriedRecords > 0 {
             report.outcome = .delivered
         }
     }

@@ -102,10 +102,11 @@ public enum GPSDReportDecoder {
     /// The TPV time: an ISO 8601 string, or (gpsd before 3.10) Unix seconds as a number.
     static func parseTime(_ value: JSONValue) -> (Int64, Int32)? {
         if let seconds = value.double {
-            guard seconds.isFinite, abs(seconds) < 1e11 else { return nil }
-            let whole = seconds.rounded(.down)
-            var nanoseconds = Int32(((seconds - whole) * 1e9).rounded())
+            // Beyond ±1e11 s (3,000 years) is no time: the fix is dropped, not trapped on.
+            guard abs(seconds) < 1e11, let whole = CheckedInteger.roundedDown(seconds),
+                  let fraction = CheckedInteger.rounded((seconds - Double(whole)) * 1e9) else { return nil }
             var time = Int64(whole)
+            var nanoseconds = Int32(fraction)
             if nanoseconds >= 1_000_000_000 {
                 nanoseconds -= 1_000_000_000
                 time += 1

@@ -50,7 +50,7 @@ struct FeatureLineRewriter {
                 while end < line.endIndex, Self.isNumberByte(line[end]) { end += 1 }
                 let number = line[index..<end]
                 if containers.count == 2, containers[0].isObject, containers[1].isObject, containers[1].key == "properties", let key = pendingKey,
-                   wholeNumbers.contains(key), let whole = Self.wholeNumber(number) {
+                   wholeNumbers.contains(key), let whole = Self.wholeNumber(number, isAccuracy: key.hasSuffix("_accuracy")) {
                     output.append(contentsOf: whole)
                 } else {
                     output.append(contentsOf: number)
@@ -90,10 +90,16 @@ struct FeatureLineRewriter {
     }
 
     /// The number rounded to a whole number, or nil when it already is written as one
-    /// (or is not a finite number).
-    private static func wholeNumber(_ text: ArraySlice<UInt8>) -> [UInt8]? {
+    /// (or is not a finite number). A known accuracy (`isAccuracy`, not negative) is at
+    /// least 1, as ``LocationFeature/wholeAccuracy(_:)`` says.
+    private static func wholeNumber(_ text: ArraySlice<UInt8>, isAccuracy: Bool) -> [UInt8]? {
         guard text.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }),
               let value = Double(String(decoding: text, as: UTF8.self)), value.isFinite else { return nil }
+        if isAccuracy, let accuracy = LocationFeature.wholeAccuracy(value) {
+            var writer = JSONWriter()
+            writer.appendInteger(Int64(accuracy))
+            return writer.bytes
+        }
         let rounded = value.rounded(.toNearestOrAwayFromZero)
         var writer = JSONWriter()
         writer.appendDecimal(rounded == 0 ? 0 : rounded, maxFractionDigits: 0)

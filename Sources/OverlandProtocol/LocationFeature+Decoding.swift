@@ -76,7 +76,7 @@ private struct PropertyReader {
 
     func integer(_ key: String, unknown: Int) throws(FeatureDecodingError) -> Int {
         guard let value = value(key) else { return unknown }
-        guard let number = value.double, let integer = Self.roundedInteger(number) else {
+        guard let number = value.double, let integer = CheckedInteger.rounded(number) else {
             throw .invalidValue(key: key)
         }
         return integer
@@ -112,17 +112,5 @@ private struct PropertyReader {
             significantChange: try string("significant_change") ?? defaults.significantChange,
             locationsInPayload: try integer("locations_in_payload", unknown: defaults.locationsInPayload)
         )
-    }
-
-    /// `value` rounded half away from zero, or nil when it does not fit in an `Int`.
-    ///
-    /// Truncating conversions instead of `rounded()`, which would pull in libm.
-    static func roundedInteger(_ value: Double) -> Int? {
-        guard value > -0x1p62 && value < 0x1p62 else { return nil }
-        let truncated = Int(value)
-        let fraction = value - Double(truncated)
-        if fraction >= 0.5 { return truncated + 1 }
-        if fraction <= -0.5 { return truncated - 1 }
-        return truncated
     }
 }

@@ -7,7 +7,8 @@ extension LocationFeature {
     /// tracking stats only when set. Values the protocol cannot carry are mapped rather
     /// than written raw: a negative or non-finite speed, course or accuracy becomes -1
     /// (unknown); the battery level is clamped to 0...1 (non-finite becomes 0); a
-    /// non-finite coordinate becomes 0.
+    /// non-finite coordinate becomes 0; a known speed or course accuracy is never written
+    /// as the whole number 0.
     public func encodeJSONLine(into buffer: inout [UInt8], options: FeatureEncodingOptions = .standard) {
         // Borrow the caller's storage for the writer and hand it back: no copy.
         var writer = JSONWriter()
@@ -47,9 +48,9 @@ extension LocationFeature {
             output.appendRaw(#","vertical_accuracy":"#)
             output.appendInteger(Self.orUnknown(verticalAccuracy))
             output.appendRaw(#","speed_accuracy":"#)
-            Self.appendMeasure(speedAccuracy, integer: options.integerAccuracies, to: &output)
+            Self.appendAccuracy(speedAccuracy, integer: options.integerAccuracies, to: &output)
             output.appendRaw(#","course_accuracy":"#)
-            Self.appendMeasure(courseAccuracy, integer: options.integerAccuracies, to: &output)
+            Self.appendAccuracy(courseAccuracy, integer: options.integerAccuracies, to: &output)
             output.appendRaw(#","motion":["#)
             for (index, kind) in motion.enumerated() {
                 if index > 0 { output.appendRaw(",") }
@@ -123,6 +124,18 @@ extension LocationFeature {
             output.appendRaw("-1")
         } else {
             output.appendDecimal(value, maxFractionDigits: integer ? 0 : 2)
+        }
+    }
+
+    /// Writes an accuracy as `appendMeasure` does, except that as a whole number a known
+    /// one is never 0 but at least 1 (``wholeAccuracy(_:)``). (With 2 decimals the value is
+    /// written as it is: the recorder logs a known one as 0.01 at least.)
+    @inline(__always)
+    private static func appendAccuracy(_ value: Double, integer: Bool, to output: inout UnsafeJSONCursor) {
+        if integer, let whole = wholeAccuracy(value) {
+            output.appendInteger(Int64(whole))
+        } else {
+            appendMeasure(value, integer: integer, to: &output)
         }
     }
 

@@ -45,9 +45,10 @@ public struct OwnTracksLocation: Sendable, Equatable {
         latitude = point.latitude
         longitude = point.longitude
         timestamp = point.timestamp
-        accuracy = point.horizontalAccuracy >= 0 ? point.horizontalAccuracy : nil
+        // A known accuracy is at least 1 m: Home Assistant ignores a location of `acc` 0.
+        accuracy = point.horizontalAccuracy >= 0 ? max(point.horizontalAccuracy, 1) : nil
         altitude = point.altitude
-        velocity = point.speed >= 0 && point.speed.isFinite ? Self.rounded(point.speed * 3.6) : nil
+        velocity = point.speed >= 0 ? CheckedInteger.rounded(point.speed * 3.6, in: 0...Int(Int32.max)) : nil
         course = point.course >= 0 ? point.course : nil
         switch point.batteryState {
         case .unknown:
@@ -55,7 +56,7 @@ public struct OwnTracksLocation: Sendable, Equatable {
             batteryStatus = nil
         case .unplugged, .charging, .full:
             let level = !(point.batteryLevel > 0) ? 0 : min(point.batteryLevel, 1)
-            batteryPercent = Self.rounded(level * 100)
+            batteryPercent = CheckedInteger.rounded(level * 100)
             batteryStatus = point.batteryState == .unplugged ? 1 : point.batteryState == .charging ? 2 : 3
         }
         trackerID = identity.trackerID
@@ -111,15 +112,5 @@ public struct OwnTracksLocation: Sendable, Equatable {
         writer.appendString(topic)
         writer.appendRaw("}")
         return writer.bytes
-    }
-
-    /// Half away from zero, without libm; values are small (speeds, percentages).
-    private static func rounded(_ value: Double) -> Int {
-        guard value > -0x1p62 && value < 0x1p62 else { return 0 }
-        let truncated = Int(value)
-        let fraction = value - Double(truncated)
-        if fraction >= 0.5 { return truncated + 1 }
-        if fraction <= -0.5 { return truncated - 1 }
-        return truncated
     }
 }

@@ -9,7 +9,7 @@
 /// The profiles (protocol reference, section 1, "Receivers are strict"; docs/receivers.md):
 /// - `none`: the protocol as written. Fits every protocol.
 /// - `wayfinder` (overland): every number Wayfinder stores as an integer is written as a
-///   whole number (rounded half away from zero): `speed`, `speed_accuracy`,
+///   whole number (rounded half away from zero; a known accuracy at least 1): `speed`, `speed_accuracy`,
 ///   `course_accuracy`, and, for records that carry them with a fraction, `altitude`,
 ///   `course`, `horizontal_accuracy` and `vertical_accuracy`. Wayfinder drops a point
 ///   whose value has a fraction (34.0 passes, 34.2 does not) and still answers

@@ -62,7 +62,7 @@ public struct TripRecord: Sendable, Equatable {
         writer.appendRaw(#","duration":"#)
         writer.appendInteger(max(end - start, 0))
         writer.appendRaw(#","distance":"#)
-        writer.appendInteger(Int64(distance.isFinite ? max(distance, 0).rounded() : 0))
+        writer.appendInteger(Self.wholeMetres(distance))
         writer.appendRaw(#","stopped_automatically":"#)
         writer.appendBool(stoppedAutomatically)
         writer.appendRaw(#","steps":0,"timestamp":""#)
@@ -71,6 +71,13 @@ public struct TripRecord: Sendable, Equatable {
         device.encode(into: &writer)
         writer.appendRaw("}}")
         return writer.bytes
+    }
+
+    /// A trip distance as the protocol writes it: whole metres, rounded half away from
+    /// zero; 0 for a distance that is negative or no number, and at most 2^31 - 1 (a sum
+    /// over a hand-edited journal must not trap the reader).
+    public static func wholeMetres(_ distance: Double) -> Int64 {
+        Int64(CheckedInteger.rounded(min(max(distance, 0), Double(Int32.max))) ?? 0)
     }
 }
 
@@ -99,7 +106,7 @@ public struct TripProgress: Sendable, Equatable {
         writer.appendRaw(#","start":""#)
         ISO8601UTC.append(start, to: &writer.bytes)
         writer.appendRaw(#"","distance":"#)
-        writer.appendInteger(Int64(distance.isFinite ? max(distance, 0).rounded() : 0))
+        writer.appendInteger(TripRecord.wholeMetres(distance))
         writer.appendRaw(#","start_location":"#)
         if let startLocation { writer.appendRaw(startLocation) } else { writer.appendNull() }
         writer.appendRaw(#","current_location":"#)

@@ -24,8 +24,10 @@ extension VisitRecord {
         }
         var accuracy = 50
         if let value = properties["horizontal_accuracy"], !value.isNull {
-            guard let number = value.double, number >= 0, number < 1e9 else { throw .invalidValue(key: "horizontal_accuracy") }
-            accuracy = Int(number)
+            guard let number = value.double, let metres = CheckedInteger.rounded(number, in: 0...999_999_999) else {
+                throw .invalidValue(key: "horizontal_accuracy")
+            }
+            accuracy = metres
         }
         let level = properties["battery_level"]?.double ?? 0
         self.init(

@@ -54,7 +54,13 @@ public final class LoggingSession {
         var line: [UInt8] = []
         for fix in fixes {
             if let timeIndex, timeIndex.contains(device: key(of: recorder.configuration.deviceID), second: fix.time) {
-                recorder.noteAlreadyLogged(fix)
+                // The second just logged (or noted) is in the index too: a fix of it is
+                // the receiver's rate, not a capture imported again.
+                if recorder.isSameSecondAsPrevious(fix) {
+                    recorder.noteSameSecond(fix)
+                } else {
+                    recorder.noteAlreadyLogged(fix)
+                }
                 continue
             }
             for event in recorder.process(fix, device: snapshot, payloadSize: fixes.count) {

@@ -37,6 +37,11 @@ public struct Recorder: Sendable {
         public var droppedAlreadyLogged = 0
         /// Fixes of a device standing still (the stationary filter).
         public var droppedStationary = 0
+        /// Fixes of the second of the previous fix (a receiver at 5-10 Hz): timestamps have
+        /// whole seconds, so one point a second at most.
+        public var droppedSameSecond = 0
+        /// Values of logged points out of range for every receiver, left out (``PointMeasures``).
+        public var valuesLeftOut = 0
     }
 
     public init(configuration: RecorderConfiguration) {
@@ -91,6 +96,19 @@ public struct Recorder: Sendable {
         if lastPoint.map({ fix.time >= $0.time }) ?? true { lastPoint = fix }
     }
 
+    /// Whether `fix` falls in the second of the previous fix (logged or already in the
+    /// journal): a receiver at 5-10 Hz sends several, and a point has whole seconds.
+    public func isSameSecondAsPrevious(_ fix: Fix) -> Bool {
+        lastPoint?.time == fix.time
+    }
+
+    /// Notes a fix of the second of the previous fix, as the filters would drop it: for
+    /// callers that skip the filters (a second the journal holds).
+    public mutating func noteSameSecond(_ fix: Fix) {
+        statistics.fixes += 1
+        statistics.droppedSameSecond += 1
+    }
+
     /// Forgets the last point, as at the start of an unrelated stream (a new input file).
     public mutating func startNewStream() {
         lastPoint = nil
@@ -102,7 +120,9 @@ public struct Recorder: Sendable {
         guard accepts(fix) else { return nil }
         lastPoint = fix
         statistics.points += 1
-        return Self.feature(for: fix, device: device, configuration: configuration)
+        let measures = PointMeasures(fix)
+        statistics.valuesLeftOut += measures.leftOut
+        return Self.feature(for: fix, measures: measures, device: device, configuration: configuration)
     }
 
     private mutating func accepts(_ fix: Fix) -> Bool {
@@ -121,7 +141,11 @@ public struct Recorder: Sendable {
         }
         // Timestamps are whole seconds and some receivers treat them as unique: never two
         // points in one second, whatever the minimum interval.
-        if fix.time - last.time < max(configuration.minimumInterval, 1) {
+        if fix.time == last.time {
+            statistics.droppedSameSecond += 1
+            return false
+        }
+        if fix.time - last.time < configuration.minimumInterval {
             statistics.droppedInterval += 1
             return false
         }
@@ -158,33 +182,34 @@ public struct Recorder: Sendable {
     }
 
     /// Builds the Feature: every key the protocol requires, in its type. Unknown values are
-    /// -1 (altitude, which has no "unknown", is 0 with a vertical accuracy of -1).
+    /// -1 (altitude, which has no "unknown", is 0 with a vertical accuracy of -1); values
+    /// out of range are left out as ``PointMeasures`` says.
     public static func feature(for fix: Fix, device: DeviceSnapshot, configuration: RecorderConfiguration) -> LocationFeature {
-        func whole(_ value: Double?) -> Int {
-            guard let value, value.isFinite, value >= 0 else { return -1 }
-            return Int(value.rounded())
-        }
-        let course = fix.course.flatMap { $0.isFinite && $0 >= 0 ? Int($0.rounded()) % 360 : nil } ?? -1
+        feature(for: fix, measures: PointMeasures(fix), device: device, configuration: configuration)
+    }
+
+    private static func feature(for fix: Fix, measures: PointMeasures, device: DeviceSnapshot,
+                                configuration: RecorderConfiguration) -> LocationFeature {
         // Connected to the Wi-Fi zone's network: report its fixed position.
         let zone = configuration.wifiZone.flatMap { $0.ssid == device.wifi ? $0 : nil }
         return LocationFeature(
             longitude: zone?.longitude ?? fix.longitude,
             latitude: zone?.latitude ?? fix.latitude,
             timestamp: fix.time,
-            altitude: fix.altitude.flatMap { $0.isFinite ? Int($0.rounded()) : nil } ?? 0,
-            speed: fix.speed.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil } ?? -1,
-            course: course,
-            horizontalAccuracy: whole(fix.horizontalAccuracy),
-            verticalAccuracy: fix.altitude?.isFinite == true ? whole(fix.verticalAccuracy) : -1,
-            speedAccuracy: fix.speedAccuracy.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil } ?? -1,
-            courseAccuracy: fix.courseAccuracy.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil } ?? -1,
-            motion: MotionClassifier.motion(forSpeed: fix.speed),
+            altitude: measures.altitude,
+            speed: measures.speed,
+            course: measures.course,
+            horizontalAccuracy: measures.horizontalAccuracy,
+            verticalAccuracy: measures.verticalAccuracy,
+            speedAccuracy: measures.speedAccuracy,
+            courseAccuracy: measures.courseAccuracy,
+            motion: MotionClassifier.motion(forSpeed: measures.speed >= 0 ? measures.speed : nil),
             batteryState: device.batteryState,
             batteryLevel: device.batteryLevel,
             wifi: device.wifi,
             deviceID: configuration.deviceID,
             uniqueID: configuration.uniqueID,
-            tripID: configuration.tripID,
+            tripID: configuration.tripID(at: fix.time),
             trackingStats: configuration.trackingStats
         )
     }

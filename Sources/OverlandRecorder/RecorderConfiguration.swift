@@ -1,3 +1,4 @@
+import OverlandJSON
 import OverlandProtocol
 
 /// What decides which fixes become points and what the points carry. The commands fill it
@@ -28,8 +29,9 @@ public struct RecorderConfiguration: Sendable, Equatable {
     public var significantChangeMetres: Double = 500
     public var deviceID: String = ""
     public var uniqueID: String?
-    /// The active trip's start time (ISO 8601), stamped as `trip_id`.
-    public var tripID: String?
+    /// The active trip's start time, Unix seconds: points of fixes from then on carry its
+    /// `trip_id`; older fixes (an old capture imported during the trip) do not.
+    public var tripStart: Int64?
     /// Keep one point while the device is still: a fix whose speed is within its speed
     /// accuracy and whose distance from the last point is within its horizontal accuracy
     /// is dropped; the first fix beyond either is logged at once (see ``Recorder``).
@@ -60,4 +62,11 @@ public struct RecorderConfiguration: Sendable, Equatable {
     }
 
     public init() {}
+
+    /// The `trip_id` of a point of a fix at `time`: the active trip's, when the fix falls
+    /// inside the trip (at or after its start), else nil.
+    public func tripID(at time: Int64) -> String? {
+        guard let tripStart, time >= tripStart else { return nil }
+        return ISO8601UTC.string(from: tripStart)
+    }
 }

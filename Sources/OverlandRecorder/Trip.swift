@@ -69,7 +69,9 @@ public struct Trip: Sendable, Equatable {
 }
 
 /// What a trip's points add up to, read from the journal: the points stamped with the
-/// trip's id after its start.
+/// trip's id whose times fall inside the trip (start through its end, which is now for an
+/// open trip). An old capture imported during the trip is not the trip's, whatever its
+/// points carry.
 public struct TripSummary: Sendable, Equatable {
     public var points = 0
     /// Metres between consecutive points of horizontal accuracy 200 m or better (a point of
@@ -85,9 +87,9 @@ public struct TripSummary: Sendable, Equatable {
 
     public static let accuracyLimit = 200
 
-    /// Reads the trip's points. Costs time in proportion to the points logged since the
-    /// trip started, not to the backlog.
-    public static func compute(for trip: Trip, in journal: Journal) throws(JournalError) -> TripSummary {
+    /// Reads the trip's points, those of `trip.start...end`. Costs time in proportion to
+    /// the points logged since the trip started, not to the backlog.
+    public static func compute(for trip: Trip, through end: Int64, in journal: Journal) throws(JournalError) -> TripSummary {
         var summary = TripSummary()
         let reader = try journal.records(from: trip.startSequence)
         let marker = Array(#""trip_id":""#.utf8) + Array(trip.id.utf8)
@@ -103,7 +105,8 @@ public struct TripSummary: Sendable, Equatable {
             // Most lines are not the trip's when it was started long after: a byte search
             // is cheaper than decoding.
             guard record.line.firstRange(of: marker) != nil,
-                  let point = try? LocationFeature(jsonLine: record.line), point.tripID == trip.id else { continue }
+                  let point = try? LocationFeature(jsonLine: record.line), point.tripID == trip.id,
+                  (trip.start...max(end, trip.start)).contains(point.timestamp) else { continue }
             summary.points += 1
             if summary.startLocation == nil { summary.startLocation = Array(record.line) }
             summary.latestLocation = Array(record.line)

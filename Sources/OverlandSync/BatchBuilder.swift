@@ -14,10 +14,13 @@ struct Batch: Sendable {
     var next: UInt64
     /// Points carried in the request.
     var count: Int
-    /// Records the batch passes over without sending them (the newest-only modes send one
-    /// point and skip the rest; receivers of locations skip trips, visits and actions);
-    /// counted as skipped, never as sent.
+    /// Records the batch passes over by the logging mode (the newest-only modes send one
+    /// point and skip the rest); counted as skipped, never as sent.
     var skipped: UInt64 = 0
+    /// Records the batch passes over because the receiver's encoder cannot carry them
+    /// (receivers of locations take no trip, visit or action records, nor a line no point
+    /// can be read from); counted as not carried, never as sent.
+    var notCarried: UInt64 = 0
     /// Records waiting once this batch is delivered (an estimate while the logger appends).
     var backlogAfter: UInt64 = 0
 }
@@ -151,7 +154,7 @@ final class BatchBuilder: @unchecked Sendable {
         var encoder = takeEncoder()
         var first: UInt64?
         var last: UInt64 = 0
-        var skipped: UInt64 = 0
+        var notCarried: UInt64 = 0
         while let record = try nextRecord() {
             if first == nil { first = record.sequence }
             last = record.sequence
@@ -159,17 +162,17 @@ final class BatchBuilder: @unchecked Sendable {
                 let request = encoder.finish(current: nil, newest: nil)
                 encoders[encoderTurn] = encoder
                 try refreshNewest(force: false)
-                return Batch(request: request, first: first!, next: record.sequence + 1, count: 1, skipped: skipped)
+                return Batch(request: request, first: first!, next: record.sequence + 1, count: 1, notCarried: notCarried)
             }
-            skipped += 1
+            notCarried += 1
             // A long run of records that are not locations ends a batch of its own, so
             // that the cursor passes them without holding them all.
-            if skipped == 1000 {
-                return Batch(request: nil, first: first!, next: record.sequence + 1, count: 0, skipped: skipped)
+            if notCarried == 1000 {
+                return Batch(request: nil, first: first!, next: record.sequence + 1, count: 0, notCarried: notCarried)
             }
         }
         guard let first else { return nil }
-        return Batch(request: nil, first: first, next: last + 1, count: 0, skipped: skipped)
+        return Batch(request: nil, first: first, next: last + 1, count: 0, notCarried: notCarried)
     }
 
     // MARK: - Newest only
@@ -184,7 +187,7 @@ final class BatchBuilder: @unchecked Sendable {
         let waiting = next - cursor
         var encoder = receiver.makeEncoder()
         guard let chosen = try newestByTime(upTo: newest.record.sequence), encoder.append(chosen.line[...]) else {
-            return Batch(request: nil, first: cursor, next: next, count: 0, skipped: waiting)
+            return Batch(request: nil, first: cursor, next: next, count: 0, notCarried: waiting)
         }
         let request = encoder.finish(current: nil, newest: chosen.point)
         return Batch(request: request, first: cursor, next: next, count: 1, skipped: waiting - 1)

@@ -59,7 +59,7 @@ public struct DestinationsRun: Sendable {
             for await (index, report) in group { reports[index] = report }
         }
         var outcome = Outcome(reports: zip(destinations, reports).map { ($0, $1 ?? SyncReport(outcome: .interrupted)) })
-        if let keep = keepSentSeconds, outcome.reports.contains(where: { $0.report.sentRecords > 0 || $0.report.skippedRecords > 0 }) {
+        if let keep = keepSentSeconds, outcome.reports.contains(where: { $0.report.sentRecords > 0 || $0.report.skippedRecords > 0 || $0.report.notCarriedRecords > 0 }) {
             do {
                 try journal.removeSentSegments(keepSeconds: keep, now: wallClock(), readers: readers)
             } catch {

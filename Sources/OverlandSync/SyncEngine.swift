@@ -235,6 +235,14 @@ public final class SyncEngine: Sendable {
         /// When the cursor was last written.
         var cursorWrittenAt = ContinuousClock.now
 
+        /// Counts the records `batch` passes over: by the logging mode, or not carried by
+        /// the receiver; the state keeps their sum (records handled but not sent).
+        mutating func count(passedOver batch: Batch) {
+            report.skippedRecords += Int(batch.skipped)
+            report.notCarriedRecords += Int(batch.notCarried)
+            state.skippedRecords += batch.skipped + batch.notCarried
+        }
+
         init(state: SyncState) {
             self.state = state
         }
@@ -336,8 +344,7 @@ public final class SyncEngine: Sendable {
     /// cursor could not move.
     private func markHandled(_ batch: Batch, progress: inout Progress) -> Bool {
         guard moveCursor(to: batch.next, progress: &progress) else { return false }
-        progress.report.skippedRecords += Int(batch.skipped)
-        progress.state.skippedRecords += batch.skipped
+        progress.count(passedOver: batch)
         return true
     }
 
@@ -402,8 +409,7 @@ public final class SyncEngine: Sendable {
         // Delivered but, if this fails, not recorded: the batch will be sent again.
         guard moveCursor(to: batch.next, progress: &progress) else { return false }
         progress.report.sentRecords += batch.count
-        progress.report.skippedRecords += Int(batch.skipped)
-        progress.state.skippedRecords += batch.skipped
+        progress.count(passedOver: batch)
         progress.report.batches += 1
         progress.report.outcome = .delivered
         progress.state.lastSuccess = wallClock()
@@ -495,7 +501,7 @@ public final class SyncEngine: Sendable {
         progress.state.lastFailure = failedAt
         progress.state.lastError = message
         let delay = backoff.delay(afterFailures: progress.state.consecutiveFailures, random: random(), retryAfter: progress.retryAfter)
-        progress.state.nextAttempt = failedAt + Int64(delay.rounded(.up))
+        progress.state.nextAttempt = failedAt + Int64(CheckedInteger.roundedUp(min(delay, 86_400 * 366)) ?? 86_400)
     }
 
     /// `text` with the endpoint's secrets (`RedactedURL`: the url shown redacted, its query

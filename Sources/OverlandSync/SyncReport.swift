@@ -40,9 +40,12 @@ public struct SyncReport: Sendable, Equatable {
     public var message: String?
     /// Points carried in delivered requests.
     public var sentRecords = 0
-    /// Records passed over without being sent (the `latest` and `owntracks` modes send
+    /// Records passed over by the logging mode (the `latest` and `owntracks` modes send
     /// only the newest point).
     public var skippedRecords = 0
+    /// Records passed over because the receiver cannot take them: trip, visit and action
+    /// records for a receiver of locations, and lines no point can be read from.
+    public var notCarriedRecords = 0
     /// Delivered requests.
     public var batches = 0
     /// Records still waiting after the run (from the cursor to the journal's end).

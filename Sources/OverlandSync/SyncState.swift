@@ -87,7 +87,7 @@ public struct SyncState: Sendable, Equatable {
         lastStatus = value["last_status"]?.int
         lastError = value["last_error"]?.string
         geocode = value["geocode"]?.string
-        skippedRecords = value["skipped_records"]?.double.flatMap { $0 >= 0 && $0 < 1e18 ? UInt64($0) : nil } ?? 0
+        skippedRecords = value["skipped_records"]?.double.flatMap { CheckedInteger.rounded($0, in: 0...999_999_999_999_999_999) }.map(UInt64.init) ?? 0
         failuresAgainst = value["failures_against"]?.string
         startSequence = value["start_sequence"]?.double.flatMap { $0 >= 0 && $0 < 1e18 && $0 == $0.rounded() ? UInt64($0) : nil }
     }

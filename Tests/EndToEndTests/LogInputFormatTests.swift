@@ -79,8 +79,10 @@ struct LogInputFormatTests {
         let sandbox = try Self.sandbox()
         let file = try sandbox.file("gga.nmea", text: try Self.ggaOnly())
         let result = try sandbox.log(["--stats", file])
-        #expect(result.succeeded, "\(result)")
+        // Nothing logged is the user's to fix (issue 21): exit 65, the date named.
+        #expect(result.exitStatus == 65, "\(result)")
         #expect(result.stderrLines.first == "overland-log: 10 lines, 10 sentences (10 accepted), 10 undated fixes, 0 fixes")
+        #expect(result.stderrLines.last?.contains("10 fixes have no date") == true && result.stderrText.contains("--date"), "\(result.stderrText)")
         #expect(try sandbox.records().isEmpty, "never a guessed date")
     }
 
@@ -135,7 +137,7 @@ struct LogInputFormatTests {
         // The drive's times of day (February 2020) are nowhere near the clock: undated.
         let old = try Self.sandbox()
         let stale = try old.log(["--stats"], stdin: Array(try Self.ggaOnly().utf8))
-        #expect(stale.succeeded)
+        #expect(stale.exitStatus == 65, "\(stale)")
         #expect(stale.stderrText.contains("10 undated fixes"), "\(stale.stderrText)")
         #expect(try old.records().isEmpty)
     }

@@ -20,6 +20,25 @@ import Testing
     }
 
 
+    /// Issue 21: records the receiver cannot take (a trip record, for Traccar's one location
+    /// per request) were counted as "older skipped (logging mode)". Named as what they are.
+    @Test func recordsAReceiverCannotTakeAreNamedAsSuch() throws {
+        let sandbox = try ReliabilitySandbox(prefix: "overland-not-carried")
+        try sandbox.logEpochs(0..<3)
+        #expect(try sandbox.overland.run(["trip", "start", "--journal", sandbox.journal]).succeeded)
+        #expect(try sandbox.overland.run(["trip", "stop", "--journal", sandbox.journal]).succeeded)
+        try sandbox.logEpochs(3..<5)
+        try sandbox.writeSettings(#"{"protocol": "traccar", "device_id": "van"}"#)
+        let server = try LocalServer { _, _ in LocalServer.text(200, "") }
+        defer { server.stop() }
+        let result = try sandbox.sync.run(["--journal", sandbox.journal, "--url", server.url, "--now", "-v"])
+        #expect(result.exitStatus == 0, "\(result)")
+        #expect(server.requests.count == 5)
+        #expect(result.stderrText.contains("5 points sent"), "\(result.stderrText)")
+        #expect(result.stderrText.contains("1 not sent: trip, visit or action records"), "\(result.stderrText)")
+        #expect(!result.stderrText.contains("logging mode"), "\(result.stderrText)")
+    }
+
     @Test func latestSendsTheNewestPointByTimeAndCountsTheRestAsSkipped() throws {
         let sandbox = try Self.outOfOrder()
         try sandbox.writeSettings(#"{"main": {"logging_mode": "latest"}}"#)

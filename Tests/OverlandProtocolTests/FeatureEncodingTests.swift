@@ -43,7 +43,7 @@ import OverlandProtocol
         #expect(standard.hasSuffix(expectedTail))
         let wayfinder = Self.line(feature, options: .wayfinder)
         #expect(wayfinder.contains(#""speed":5,"#))
-        #expect(wayfinder.contains(#""speed_accuracy":0,"course_accuracy":12"#))
+        #expect(wayfinder.contains(#""speed_accuracy":1,"course_accuracy":12"#), "a known accuracy is never 0 (issue 22)")
         #expect(wayfinder.hasSuffix(expectedTail))
         let speedOnly = Self.line(feature, options: FeatureEncodingOptions(integerSpeed: true))
         #expect(speedOnly.contains(#""speed":5,"course":271,"#))

@@ -14,7 +14,7 @@ import Testing
         var configuration = RecorderConfiguration()
         configuration.deviceID = "van"
         configuration.uniqueID = "0f6b9a5e-2c1d-4e8f-9a7b-3c2d1e0f4a5b"
-        configuration.tripID = "2023-12-05T16:50:25Z"
+        configuration.tripStart = baseTime - 60 // 2020-02-14T18:04:42Z
         return configuration
     }
 
@@ -41,7 +41,7 @@ import Testing
         #expect(feature.wifi == "Café \"home\"")
         #expect(feature.deviceID == "van")
         #expect(feature.uniqueID == "0f6b9a5e-2c1d-4e8f-9a7b-3c2d1e0f4a5b")
-        #expect(feature.tripID == "2023-12-05T16:50:25Z")
+        #expect(feature.tripID == "2020-02-14T18:04:42Z")
         #expect(feature.trackingStats == nil)
     }
 
@@ -90,6 +90,51 @@ import Testing
         #expect(nan.speed == -1 && nan.motion == [])
     }
 
+    /// Issue 21: `altMSL` -1e19 or `epv` 1e19 trapped the logger (SIGILL) in the integer
+    /// conversion. Every value out of range is left out and counted; the point stays.
+    @Test(arguments: [-1e19, 1e19, 9.3e18, -9.3e18, 2_147_483_648, -2_147_483_648, Double.greatestFiniteMagnitude, -1e300])
+    func anAltitudeOutOfRangeIsLeftOutNotTrappedOn(altitude: Double) {
+        var recorder = Recorder(configuration: .init())
+        let point = recorder.point(for: makeFix(0, altitude: altitude, verticalAccuracy: 3), device: .none)
+        #expect(point?.altitude == 0 && point?.verticalAccuracy == -1, "altitude \(altitude) is left out")
+        #expect(recorder.statistics.valuesLeftOut == 1)
+    }
+
+    @Test func everyMeasureOutOfRangeIsLeftOutAndCounted() {
+        var recorder = Recorder(configuration: .init())
+        let fix = makeFix(0, altitude: 100, speed: 1e300, course: 1e19, horizontalAccuracy: 1e19, verticalAccuracy: 1e19,
+                          speedAccuracy: 3e8, courseAccuracy: 1e10)
+        let point = recorder.point(for: fix, device: .none)
+        #expect(point?.altitude == 100)
+        #expect(point?.speed == -1 && point?.course == -1 && point?.motion == [])
+        #expect(point?.horizontalAccuracy == -1 && point?.verticalAccuracy == -1)
+        #expect(point?.speedAccuracy == -1 && point?.courseAccuracy == -1)
+        #expect(recorder.statistics.valuesLeftOut == 6)
+        // The largest values kept: 32-bit whole numbers, and the speed of light.
+        let edge = Recorder.feature(for: makeFix(0, altitude: 2_147_483_647, speed: 299_792_458, horizontalAccuracy: 2_147_483_647),
+                                    device: .none, configuration: .init())
+        #expect(edge.altitude == 2_147_483_647 && edge.speed == 299_792_458 && edge.horizontalAccuracy == 2_147_483_647)
+    }
+
+    /// Issue 22: a sub-metre accuracy became `horizontal_accuracy` 0, which Home Assistant
+    /// ignores. A known accuracy is at least 1 m; unknown stays -1.
+    @Test(arguments: [(0.0, 1), (0.2, 1), (0.49, 1), (0.5, 1), (0.7, 1), (1.4, 1), (1.5, 2), (9.5, 10)])
+    func aKnownAccuracyIsNeverZero(accuracy: Double, expected: Int) {
+        let feature = Recorder.feature(for: makeFix(0, altitude: 10, horizontalAccuracy: accuracy, verticalAccuracy: accuracy),
+                                       device: .none, configuration: .init())
+        #expect(feature.horizontalAccuracy == expected && feature.verticalAccuracy == expected, "\(accuracy)")
+    }
+
+    /// Issue 22: an old capture imported during a trip was folded into it. Only fixes from
+    /// the trip's start on carry its id.
+    @Test func onlyFixesInsideTheTripCarryItsID() {
+        var configuration = RecorderConfiguration()
+        configuration.tripStart = baseTime + 10
+        #expect(Recorder.feature(for: makeFix(9), device: .none, configuration: configuration).tripID == nil)
+        #expect(Recorder.feature(for: makeFix(10), device: .none, configuration: configuration).tripID == "2020-02-14T18:05:52Z")
+        #expect(Recorder.feature(for: makeFix(-86_400), device: .none, configuration: configuration).tripID == nil)
+    }
+
     @Test func motionFollowsTheSpeed() {
         for (speed, motion) in [(0.2, Motion.stationary), (1.4, .walking), (3.0, .running), (6.0, .cycling), (25.0, .driving)] {
             #expect(Recorder.feature(for: makeFix(0, speed: speed), device: .none, configuration: .init()).motion == [motion])
@@ -99,7 +144,7 @@ import Testing
     @Test func pointCarriesTheConfigurationAndTheDevice() {
         var recorder = Recorder(configuration: Self.configuration)
         let point = recorder.point(for: makeFix(0), device: Self.device)
-        #expect(point?.deviceID == "van" && point?.uniqueID == Self.configuration.uniqueID && point?.tripID == Self.configuration.tripID)
+        #expect(point?.deviceID == "van" && point?.uniqueID == Self.configuration.uniqueID && point?.tripID == "2020-02-14T18:04:42Z")
         #expect(point?.batteryState == .unplugged && point?.batteryLevel == 0.8 && point?.wifi == "Café \"home\"")
     }
 
@@ -160,7 +205,7 @@ import Testing
         #expect(properties["wifi"] as? String == "Café \"home\"")
         #expect(properties["device_id"] as? String == "van")
         #expect(properties["unique_id"] as? String == Self.configuration.uniqueID)
-        #expect(properties["trip_id"] as? String == "2023-12-05T16:50:25Z")
+        #expect(properties["trip_id"] as? String == "2020-02-14T18:04:42Z")
         #expect(Set(properties.keys) == Set(Self.alwaysPresent + ["unique_id", "trip_id"]))
     }
 
@@ -183,7 +228,7 @@ import Testing
         let properties = try checkLine(Recorder.feature(for: fix, device: Self.device, configuration: Self.configuration),
                                        options: .wayfinder)
         #expect((properties["speed"] as? NSNumber)?.intValue == 25)
-        #expect((properties["speed_accuracy"] as? NSNumber)?.intValue == 0)
+        #expect((properties["speed_accuracy"] as? NSNumber)?.intValue == 1, "0.456 is known: at least 1, never 0")
         #expect((properties["course_accuracy"] as? NSNumber)?.intValue == 5)
     }
 

@@ -38,7 +38,7 @@ import Testing
 
     /// A 5 Hz receiver gives five fixes per whole second: only the first becomes a point,
     /// even with min time 0 (timestamps are whole seconds; some receivers treat them as
-    /// unique). The other four count as dropped by min time.
+    /// unique). The other four count as "same second as the previous fix".
     @Test(arguments: [0, 1] as [Int64])
     func fiveHertzKeepsTheFirstFixOfEachSecond(minimumInterval: Int64) {
         var fixes: [Fix] = []
@@ -54,7 +54,8 @@ import Testing
         #expect(points.map(\.timestamp) == [baseTime, baseTime + 1, baseTime + 2])
         // The first fix of each second, not a later one.
         #expect(points.map(\.latitude) == [fixes[0], fixes[5], fixes[10]].map(\.latitude))
-        #expect(recorder.statistics.droppedInterval == 12)
+        #expect(recorder.statistics.droppedSameSecond == 12)
+        #expect(recorder.statistics.droppedInterval == 0)
         #expect(recorder.statistics.droppedOutOfOrder == 0)
     }
 
@@ -62,7 +63,7 @@ import Testing
         let (seconds, recorder) = record([makeFix(10), makeFix(9), makeFix(5), makeFix(10), makeFix(11)])
         #expect(seconds == [10, 11])
         #expect(recorder.statistics.droppedOutOfOrder == 2, "9 and 5 go back in time")
-        #expect(recorder.statistics.droppedInterval == 1, "the repeated 10 is the same second")
+        #expect(recorder.statistics.droppedSameSecond == 1, "the repeated 10 is the same second")
     }
 
     @Test func minimumDistanceBoundary() {
