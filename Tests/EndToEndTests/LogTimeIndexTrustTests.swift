@@ -118,7 +118,7 @@ struct LogTimeIndexTrustTests {
         let probe = try sandbox.file("b.nmea", text: GeneratedNMEA.epochs(0..<2))
         let (_, floor) = try HostileMeasure.peakRSS(sandbox.logger, ["--help"])
         let (result, peak) = try HostileMeasure.peakRSS(sandbox.logger, ["--journal", sandbox.journal, "--device-id", "van", "--stats", probe],
-                                                        timeout: .seconds(300))
+                                                        timeout: .seconds(300 * scale))
         #expect(result.succeeded, "\(result)")
         #expect(result.stderrText.contains("1 already in the journal"), "\(result.stderrText)")
         #expect(!result.stderrText.contains("state/times"), "a valid index is not rebuilt: \(result.stderrText)")
