@@ -244,10 +244,11 @@ def resync(data, offset, journal_id):
         p += 1
 
 
-def read_segment(data, name, journal_id):
-    """Section 8, 'Reading a segment'. Returns (intact, ranges, sealed) where intact is a
-    list of (offset, end, first, lines) and ranges a list of (offset, length, code)."""
-    intact, ranges = [], []
+def read_segment(data, name, journal_id, emit):
+    """Section 8, 'Reading a segment'. Calls emit(first, lines) for each intact member, in
+    order; returns (intact_end, ranges, sealed): the end of the last intact member (0 if
+    none) and the damaged ranges as (offset, length, code)."""
+    intact_end, ranges = 0, []
     offset, nxt, framed_count, sealed = 0, name, 0, False
     while offset < len(data):
         hdr, code = header_at(data, offset, journal_id)
@@ -268,13 +269,16 @@ def read_segment(data, name, journal_id):
             if lines is None:
                 ranges.append((offset, size, code))
             else:
-                intact.append((offset, offset + size, hdr["first"], lines))
+                # Passed on at once: nothing is kept per member (memory is bounded by a
+                # member, not by how many a segment holds).
+                emit(hdr["first"], lines)
+                intact_end = offset + size
         elif seal_ok(data, offset, hdr, name, framed_count):
             sealed = True
         else:
             ranges.append((offset, size, "bad-seal"))
         offset += size
-    return intact, ranges, sealed
+    return intact_end, ranges, sealed
 
 
 # ---------------------------------------------------------------------------- journal
@@ -441,8 +445,10 @@ def read_segment_file(journal, entry, newest):
             os.close(lock)
 
 
-def read_journal(journal):
-    """Everything a reader finds: records in order (sequence, line), summary."""
+def read_journal(journal, emit_record):
+    """Everything a reader finds: emit_record(sequence, line) for each record in order, as
+    it is read (none is kept: memory does not grow with the records or the members);
+    returns the summary."""
     journal_id = read_manifest(journal)
     names = []
     for entry in os.listdir(os.path.join(journal, "segments")):
@@ -456,7 +462,14 @@ def read_journal(journal):
         if os.lstat(path).st_size > MAX_SEGMENT_FILE:
             raise Refused("segments/" + entry, "too-large")
 
-    records, damaged, tail = [], [], None
+    # The cursors are read first, so that each one's backlog is counted as records pass.
+    readers = cursor_names(journal)
+    cursors = [("cursor.json" if readers else "default", read_cursor(journal, journal_id))]
+    cursors += [(name, read_cursor(journal, journal_id, name)) for name in readers]
+    starts = [value for _, (state, value) in cursors if state == "ok"]
+    counts = {"records": 0, "unsent": [0] * len(starts)}
+
+    damaged, tail = [], None
     for index, entry in enumerate(names):
         relative = "segments/" + entry
         name = int(entry[:20])
@@ -466,36 +479,35 @@ def read_journal(journal):
             data = read_segment_file(journal, entry, newest)
         except FileNotFoundError:
             continue  # deleted by retention since the listing
-        intact, ranges, sealed = read_segment(data, name, journal_id)
+        def emit(first, lines, limit=limit):
+            for number, line in enumerate(lines, start=first):
+                if limit is None or number < limit:
+                    counts["records"] += 1
+                    for position, start in enumerate(starts):
+                        if number >= start:
+                            counts["unsent"][position] += 1
+                    emit_record(number, line)
+
+        intact_end, ranges, sealed = read_segment(data, name, journal_id, emit)
+        size = len(data)
+        del data
         if newest and not sealed:
-            intact_end = intact[-1][1] if intact else 0
             after = [r for r in ranges if r[0] >= intact_end]
-            if intact_end < len(data) and not any(code == "foreign-member" for _, _, code in after):
-                tail = {"file": relative, "offset": intact_end, "length": len(data) - intact_end}
+            if intact_end < size and not any(code == "foreign-member" for _, _, code in after):
+                tail = {"file": relative, "offset": intact_end, "length": size - intact_end}
                 ranges = [r for r in ranges if r[0] < intact_end]
         for offset, length, code in sorted(ranges):
             damaged.append({"file": relative, "offset": offset, "length": length, "reason": code})
-        for _, _, first, lines in intact:
-            for number, line in enumerate(lines, start=first):
-                if limit is None or number < limit:
-                    records.append((number, line))
 
-    summary = {"segments": len(names), "records": len(records), "damaged": damaged}
-    readers = cursor_names(journal)
+    summary = {"segments": len(names), "records": counts["records"], "damaged": damaged}
     # One reader: cursor.json is the default reader's cursor. Several: it is the floor,
     # listed under its file name, then each reader's cursor by name (section 14).
-    summary["cursors"] = {("cursor.json" if readers else "default"): cursor_entry(read_cursor(journal, journal_id), records)}
-    for name in readers:
-        summary["cursors"][name] = cursor_entry(read_cursor(journal, journal_id, name), records)
+    summary["cursors"] = {}
+    unsent = iter(counts["unsent"])
+    for key, (state, value) in cursors:
+        summary["cursors"][key] = {"error": value} if state != "ok" else {"next": value, "unsent": next(unsent)}
     summary["tail"] = tail
-    return records, summary
-
-
-def cursor_entry(reading, records):
-    state, value = reading
-    if state != "ok":
-        return {"error": value}
-    return {"next": value, "unsent": sum(1 for number, _ in records if number >= value)}
+    return summary
 
 
 def main(argv):
@@ -504,8 +516,15 @@ def main(argv):
         sys.stderr.write("usage: journal_reader.py JOURNAL [--json]\n")
         return EX_USAGE
     journal = args[0]
+    out = sys.stdout.buffer
+    if "--json" in argv:
+        def emit_record(number, line):
+            pass
+    else:
+        def emit_record(number, line):
+            out.write(line + b"\n")
     try:
-        records, summary = read_journal(journal)
+        summary = read_journal(journal, emit_record)
     except Refused as refusal:
         if "--json" in argv:
             sys.stdout.write(json.dumps({"refused": {"file": refusal.file, "reason": refusal.reason}}) + "\n")
@@ -517,9 +536,6 @@ def main(argv):
     if "--json" in argv:
         sys.stdout.write(json.dumps(summary) + "\n")
     else:
-        out = sys.stdout.buffer
-        for _, line in records:
-            out.write(line + b"\n")
         out.flush()
     for item in summary["damaged"]:
         sys.stderr.write("journal_reader.py: %s: %d damaged bytes at offset %d skipped (%s)\n"

@@ -20,7 +20,18 @@ public final class JournalTimeIndex {
     private let journal: Journal
     private let key: Key
     private let path: String
-    private var file: TimeIndexFile?
+    private var opened: TimeIndexFile?
+    /// Written since `opened` was read: checked and opened again when next looked at (not
+    /// at once, so that the last save of a run does not read the file back for nothing).
+    private var written = false
+    private var file: TimeIndexFile? {
+        if written {
+            written = false
+            opened = nil
+            if case .success(let reopened)? = try? TimeIndexFile.open(path) { opened = reopened }
+        }
+        return opened
+    }
     /// Seconds logged since the file was written, per device key.
     private var held: [[UInt8]: TimeRuns] = [:]
     /// Whether the file was checked against the journal's records in this run.
@@ -86,11 +97,7 @@ public final class JournalTimeIndex {
     private func write(merging extra: [[UInt8]: TimeRuns], through: UInt64) throws(JournalError) {
         try FileSystem.makeDirectory(journal.statePath)
         try TimeIndexWriter.write(path, through: through, file: file, extra: extra)
-        switch try TimeIndexFile.open(path) {
-        case .success(let written)?: file = written
-        case .failure(let invalid)?: throw .untrusted(path: path, reason: "as written: \(invalid.reason)")
-        case nil: throw .untrusted(path: path, reason: "gone after it was written")
-        }
+        written = true
     }
 
     // MARK: - Loading, catching up, checking
@@ -108,7 +115,7 @@ public final class JournalTimeIndex {
             if opened.through > end {
                 rebuilt = "covers records up to \(opened.through), past the journal's end (\(end))"
             } else {
-                file = opened
+                self.opened = opened
             }
         }
         try catchUp(to: end)
@@ -169,7 +176,8 @@ public final class JournalTimeIndex {
 
     private func rebuild(because reason: String) throws(JournalError) {
         rebuilt = reason
-        file = nil
+        opened = nil
+        written = false
         try catchUp(to: try journal.endSequence())
     }
 }
@@ -195,6 +203,23 @@ extension Journal {
 /// Writes a time index file: the runs of an open file merged with runs held in memory,
 /// device by device in key order, a piece at a time.
 enum TimeIndexWriter {
+    /// A non-negative number in decimal, without a String per number (millions of runs).
+    static func appendDecimal(_ value: Int64, to buffer: inout [UInt8]) {
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var rest = UInt64(value)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { bytes in
+            repeat {
+                bytes[19 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+                count += 1
+            } while rest > 0
+            buffer.append(contentsOf: bytes[(20 - count)...])
+        }
+    }
+
     static func write(_ path: String, through: UInt64, file: TimeIndexFile?, extra: [[UInt8]: TimeRuns]) throws(JournalError) {
         let output = try FileSystem.Replacement(path)
         var buffer: [UInt8] = []
@@ -222,7 +247,12 @@ enum TimeIndexWriter {
                 defer { extraIndex += 1 }
                 return extraIndex < runs.count ? runs[extraIndex] : nil
             }, emit: { run throws(JournalError) in
-                buffer += Array("\(run.start - previous) \(run.step) \(run.count)\n".utf8)
+                appendDecimal(run.start - previous, to: &buffer)
+                buffer.append(UInt8(ascii: " "))
+                appendDecimal(run.step, to: &buffer)
+                buffer.append(UInt8(ascii: " "))
+                appendDecimal(run.count, to: &buffer)
+                buffer.append(UInt8(ascii: "\n"))
                 previous = run.start
                 try flush(false)
             })

@@ -170,9 +170,12 @@ final class TimeIndexFile {
     /// `DELTA STEP COUNT`: plain decimal (no sign, no leading zero), STEP and COUNT at
     /// least 1, every second from `base + DELTA` within 0 to `maxSecond`.
     static func parseRun(_ line: ArraySlice<UInt8>, base: Int64) -> TimeRun? {
-        let fields = line.split(separator: UInt8(ascii: " "), maxSplits: 3, omittingEmptySubsequences: false)
-        guard fields.count == 3, let delta = number(fields[0], allowZero: true),
-              let step = number(fields[1], allowZero: false), let count = number(fields[2], allowZero: false) else { return nil }
+        // Three fields split by single spaces, without an array per line (millions of lines).
+        guard let firstSpace = line.firstIndex(of: UInt8(ascii: " ")),
+              let secondSpace = line[(firstSpace + 1)...].firstIndex(of: UInt8(ascii: " ")),
+              let delta = number(line[..<firstSpace], allowZero: true),
+              let step = number(line[(firstSpace + 1)..<secondSpace], allowZero: false),
+              let count = number(line[(secondSpace + 1)...], allowZero: false) else { return nil }
         let (start, overflow) = base.addingReportingOverflow(delta)
         guard !overflow, start <= maxSecond else { return nil }
         let (span, spanOverflow) = step.multipliedReportingOverflow(by: count - 1)
