@@ -71,7 +71,8 @@ public struct SetupLink: Sendable, Equatable {
 
         if let token = parameters["token"], !token.isEmpty {
             guard let valid = Validation.token(token) else {
-                throw .invalidSetupLink(reason: "the token is not \(Validation.tokenAllowed)")
+                throw .invalidSetupLink(reason: token.allSatisfy(\.isWhitespace)
+                    ? "the token is only whitespace" : "the token holds a control character")
             }
             self.token = valid
         } else {
