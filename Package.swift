@@ -23,11 +23,12 @@ let package = Package(
             providers: [.apt(["libz-dev"])]
         ),
         // The system libmosquitto (Debian: libmosquitto-dev), the MQTT client library the
-        // OwnTracks Recorder and ocli use.
+        // OwnTracks Recorder and ocli use, and OpenSSL (libssl-dev), which it links too: the
+        // MQTT relay's TLS to the broker.
         .systemLibrary(
             name: "CMosquitto",
             pkgConfig: "libmosquitto",
-            providers: [.apt(["libmosquitto-dev"])]
+            providers: [.apt(["libmosquitto-dev", "libssl-dev"])]
         ),
         // A small JSON reader and writer over bytes: no Foundation, bounded depth and size.
         .target(name: "OverlandJSON"),
