@@ -23,9 +23,10 @@ let package = Package(
             providers: [.apt(["libz-dev"])]
         ),
         // The system libmosquitto (Debian: libmosquitto-dev for the headers, libmosquitto1
-        // at run time), the MQTT client library the OwnTracks Recorder and ocli use. Opened
-        // with dlopen when an MQTT destination runs, not linked: nothing else loads it and
-        // its TLS libraries.
+        // at run time), the MQTT client library the OwnTracks Recorder and ocli use, and
+        // OpenSSL (libssl-dev; libssl3, which libmosquitto1 needs too), the MQTT relay's TLS
+        // to the broker. Both are opened with dlopen when an MQTT destination runs, not
+        // linked: nothing else loads them.
         .target(name: "CMosquitto"),
         // A small JSON reader and writer over bytes: no Foundation, bounded depth and size.
         .target(name: "OverlandJSON"),

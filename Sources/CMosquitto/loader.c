@@ -1,10 +1,14 @@
-// Forwarders for the libmosquitto functions the package calls, resolved with dlopen and
-// dlsym on first use of MQTT (overland_mosquitto_open). The executable is not linked
-// against libmosquitto: a command that never speaks MQTT does not pay for loading it and
-// its TLS libraries, and a device without it still logs and syncs over HTTP.
+// Forwarders for the libmosquitto and OpenSSL functions the package calls, resolved with
+// dlopen and dlsym on first use of MQTT (overland_mosquitto_open). The executable is not
+// linked against either: a command that never speaks MQTT does not pay for loading them,
+// and a device without them still logs and syncs over HTTP (whose TLS is BoringSSL's,
+// built in).
 //
-// Each forwarder has the exact prototype of mosquitto.h, so the Swift code calls the usual
+// Each forwarder has the exact prototype of its header, so the Swift code calls the usual
 // names. A function used by the package and missing here is a link error, not a crash.
+// They are hidden: the libraries themselves, which call each other by these names, bind
+// to one another, never to the executable's forwarders.
+#pragma GCC visibility push(hidden)
 #include "CMosquitto.h"
 
 #include <dlfcn.h>
@@ -14,6 +18,7 @@
 #include <string.h>
 
 #define OVERLAND_MOSQUITTO_LIBRARY "libmosquitto.so.1"
+#define OVERLAND_OPENSSL_LIBRARY "libssl.so.3"
 
 // X(return type, name, parameters, arguments)
 #define OVERLAND_MOSQUITTO_FUNCTIONS(X) \
@@ -76,11 +81,46 @@
     X(mosquitto_log_callback_set, (struct mosquitto *mosq, void (*on_log)(struct mosquitto *, void *, int, const char *)), \
       (mosq, on_log))
 
+// What the MQTT relay uses of OpenSSL 3 (libssl, and through it libcrypto).
+#define OVERLAND_OPENSSL_FUNCTIONS(X) \
+    X(const SSL_METHOD *, TLS_client_method, (void), ()) \
+    X(SSL_CTX *, SSL_CTX_new, (const SSL_METHOD *meth), (meth)) \
+    X(long, SSL_CTX_ctrl, (SSL_CTX *ctx, int cmd, long larg, void *parg), (ctx, cmd, larg, parg)) \
+    X(int, SSL_CTX_load_verify_locations, (SSL_CTX *ctx, const char *CAfile, const char *CApath), (ctx, CAfile, CApath)) \
+    X(int, SSL_CTX_set_default_verify_paths, (SSL_CTX *ctx), (ctx)) \
+    X(SSL *, SSL_new, (SSL_CTX *ctx), (ctx)) \
+    X(long, SSL_ctrl, (SSL *ssl, int cmd, long larg, void *parg), (ssl, cmd, larg, parg)) \
+    X(int, SSL_do_handshake, (SSL *s), (s)) \
+    X(X509_VERIFY_PARAM *, SSL_get0_param, (SSL *ssl), (ssl)) \
+    X(int, SSL_get_error, (const SSL *s, int ret_code), (s, ret_code)) \
+    X(long, SSL_get_verify_result, (const SSL *ssl), (ssl)) \
+    X(int, SSL_pending, (const SSL *s), (s)) \
+    X(int, SSL_read, (SSL *ssl, void *buf, int num), (ssl, buf, num)) \
+    X(int, SSL_write, (SSL *ssl, const void *buf, int num), (ssl, buf, num)) \
+    X(int, SSL_set1_host, (SSL *s, const char *hostname), (s, hostname)) \
+    X(int, X509_VERIFY_PARAM_set1_ip_asc, (X509_VERIFY_PARAM *param, const char *ipasc), (param, ipasc)) \
+    X(const BIO_METHOD *, BIO_s_mem, (void), ()) \
+    X(BIO *, BIO_new, (const BIO_METHOD *type), (type)) \
+    X(int, BIO_read, (BIO *b, void *data, int dlen), (b, data, dlen)) \
+    X(int, BIO_write, (BIO *b, const void *data, int dlen), (b, data, dlen)) \
+    X(size_t, BIO_ctrl_pending, (BIO *b), (b)) \
+    X(unsigned long, ERR_get_error, (void), ())
+
+#define OVERLAND_OPENSSL_VOID_FUNCTIONS(X) \
+    X(SSL_CTX_free, (SSL_CTX *ctx), (ctx)) \
+    X(SSL_CTX_set_verify, (SSL_CTX *ctx, int mode, SSL_verify_cb callback), (ctx, mode, callback)) \
+    X(SSL_free, (SSL *ssl), (ssl)) \
+    X(SSL_set_bio, (SSL *s, BIO *rbio, BIO *wbio), (s, rbio, wbio)) \
+    X(SSL_set_connect_state, (SSL *s), (s)) \
+    X(ERR_error_string_n, (unsigned long e, char *buf, size_t len), (e, buf, len))
+
 // The resolved functions: written once under `once`, read only after open succeeded.
 #define OVERLAND_POINTER(ret, name, params, args) static ret (*resolved_##name) params;
 #define OVERLAND_VOID_POINTER(name, params, args) static void (*resolved_##name) params;
 OVERLAND_MOSQUITTO_FUNCTIONS(OVERLAND_POINTER)
 OVERLAND_MOSQUITTO_VOID_FUNCTIONS(OVERLAND_VOID_POINTER)
+OVERLAND_OPENSSL_FUNCTIONS(OVERLAND_POINTER)
+OVERLAND_OPENSSL_VOID_FUNCTIONS(OVERLAND_VOID_POINTER)
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int opened = -1;
@@ -89,14 +129,20 @@ static char failure[256] = "not opened";
 static int resolve(void *library, const char *name, void **slot) {
     *slot = dlsym(library, name);
     if (*slot == NULL) {
-        snprintf(failure, sizeof failure, "the MQTT client library has no %s (libmosquitto 2.0 or later is needed)",
-                 name);
+        snprintf(failure, sizeof failure, "the MQTT client's libraries have no %s (libmosquitto 2.0 and OpenSSL 3 "
+                 "or later are needed)", name);
         return -1;
     }
     return 0;
 }
 
 static void open_once(void) {
+    void *ssl = dlopen(OVERLAND_OPENSSL_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+    if (ssl == NULL) {
+        snprintf(failure, sizeof failure, "cannot load %s, OpenSSL for MQTT over TLS (Debian: apt-get install libssl3)",
+                 OVERLAND_OPENSSL_LIBRARY);
+        return;
+    }
     // OVERLAND_LIBMOSQUITTO names another file (a library outside the loader's path, or,
     // in the tests, one that is missing).
     const char *name = getenv("OVERLAND_LIBMOSQUITTO");
@@ -111,6 +157,12 @@ static void open_once(void) {
     if (resolve(library, #name, (void **)&resolved_##name) != 0) return;
 #define OVERLAND_VOID_RESOLVE(name, params, args) \
     if (resolve(library, #name, (void **)&resolved_##name) != 0) return;
+#define OVERLAND_SSL_RESOLVE(ret, name, params, args) \
+    if (resolve(ssl, #name, (void **)&resolved_##name) != 0) return;
+#define OVERLAND_SSL_VOID_RESOLVE(name, params, args) \
+    if (resolve(ssl, #name, (void **)&resolved_##name) != 0) return;
+    OVERLAND_OPENSSL_FUNCTIONS(OVERLAND_SSL_RESOLVE)
+    OVERLAND_OPENSSL_VOID_FUNCTIONS(OVERLAND_SSL_VOID_RESOLVE)
     OVERLAND_MOSQUITTO_FUNCTIONS(OVERLAND_RESOLVE)
     OVERLAND_MOSQUITTO_VOID_FUNCTIONS(OVERLAND_VOID_RESOLVE)
     opened = 0;
@@ -127,3 +179,5 @@ int overland_mosquitto_open(char *message, size_t size) {
 #define OVERLAND_VOID_FORWARD(name, params, args) void name params { resolved_##name args; }
 OVERLAND_MOSQUITTO_FUNCTIONS(OVERLAND_FORWARD)
 OVERLAND_MOSQUITTO_VOID_FUNCTIONS(OVERLAND_VOID_FORWARD)
+OVERLAND_OPENSSL_FUNCTIONS(OVERLAND_FORWARD)
+OVERLAND_OPENSSL_VOID_FUNCTIONS(OVERLAND_VOID_FORWARD)

@@ -173,10 +173,34 @@ enum OwnTracksConfigurationApplier {
             if verbose {
                 for change in outcome.changes { Terminal.error(tool + "setConfiguration: \(change)") }
             }
+            if let retain = outcome.publishRetained { applyPubRetain(retain, settingsPath: settingsPath, label: label, verbose: verbose) }
             return true
         } catch {
             Terminal.error(tool + "setConfiguration: the settings were not saved: \(error)")
             return false
+        }
+    }
+
+    /// `pubRetain` onto the destination's `pub_retain` in destinations.json; the default
+    /// destination (the settings' endpoint) has no such key, and says so.
+    private static func applyPubRetain(_ retain: Bool, settingsPath: String, label: String, verbose: Bool) {
+        let tool = "overland-sync: \(label): setConfiguration: "
+        guard label != Destination.defaultName else {
+            Terminal.error(tool + "\"pubRetain\" ignored: the default destination has no pub_retain (an mqtt destination added with 'overland destination add' has)")
+            return
+        }
+        do {
+            let (old, new) = try DestinationsFile.update(path: DestinationsFile.path(settingsPath: settingsPath)) { destinations in
+                guard let index = destinations.firstIndex(where: { $0.name == label }) else { return }
+                destinations[index].pubRetain = retain
+            }
+            if verbose {
+                for (before, after) in zip(old, new) {
+                    for change in after.differences(from: before) { Terminal.error(tool + "\(change)") }
+                }
+            }
+        } catch {
+            Terminal.error(tool + "pub_retain was not saved: \(error)")
         }
     }
 }

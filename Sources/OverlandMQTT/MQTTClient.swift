@@ -25,9 +25,8 @@ public final class MQTTClient {
     public let options: MQTTClientOptions
     private let handle: OpaquePointer
     private var userData: Unmanaged<MQTTClient>?
-    /// The broker's connection for a plain `mqtt://` broker: libmosquitto reads only what
-    /// passed its packet filter. Nil for `mqtts://`, where libmosquitto holds the TLS
-    /// connection itself (and MQTT 5's Maximum Packet Size is the only limit).
+    /// The broker's connection (TCP, or TLS for `mqtts://`): libmosquitto reads only what
+    /// passed its packet filter. Nil until `connect`.
     private var relay: MQTTRelay?
 
     // What the callbacks recorded.
@@ -40,8 +39,6 @@ public final class MQTTClient {
     /// SUBACKs received: message id and the first granted QoS (0x80 and up: refused).
     private var subscribed: [Int32: Int32] = [:]
     private var received: [Message] = []
-    /// The last error libmosquitto logged (TLS verification details arrive only this way).
-    private var lastLoggedError: String?
     /// Publishes not yet acknowledged.
     public private(set) var inFlight: Set<Int32> = []
 
@@ -92,21 +89,8 @@ public final class MQTTClient {
             }
             try check(rc, "last will")
         }
-        if options.broker.usesTLS {
-            let rc: Int32
-            if let caFile = options.caFile {
-                rc = mosquitto_tls_set(handle, caFile, nil, nil, nil, nil)
-            } else {
-                _ = mosquitto_int_option(handle, MOSQ_OPT_TLS_USE_OS_CERTS, 1)
-                rc = mosquitto_tls_set(handle, nil, options.systemCAPath, nil, nil, nil)
-            }
-            if rc != MOSQ_ERR_SUCCESS.rawValue {
-                throw .configuration("cannot use the certificate authorities in '\(options.caFile ?? options.systemCAPath)': \(Self.describe(rc))")
-            }
-            // Verify the peer (SSL_VERIFY_PEER = 1) and its name, always.
-            try check(mosquitto_tls_opts_set(handle, 1, nil, nil), "tls options")
-            try check(mosquitto_tls_insecure_set(handle, false), "tls name check")
-        }
+        // TLS (mqtts://) is the relay's (MQTTRelay, MQTTTLS): libmosquitto speaks plain MQTT
+        // to it over loopback.
         mosquitto_connect_v5_callback_set(handle) { _, object, code, _, _ in
             MQTTClient.from(object)?.connack = code
             MQTTClient.from(object)?.connected = code == 0
@@ -131,10 +115,6 @@ public final class MQTTClient {
                 payload = Array(UnsafeRawBufferPointer(start: bytes, count: Int(message.payloadlen)))
             }
             client.received.append(Message(topic: String(cString: topic), payload: payload, retained: message.retain))
-        }
-        mosquitto_log_callback_set(handle) { _, object, level, text in
-            guard level & Int32(MOSQ_LOG_ERR) != 0, let text, let client = MQTTClient.from(object) else { return }
-            client.lastLoggedError = String(cString: text)
         }
     }
 
@@ -162,11 +142,7 @@ public final class MQTTClient {
     public func connect() throws(MQTTError) {
         let deadline = ContinuousClock.now + .milliseconds(Int64(options.connectTimeout * 1000))
         let broker = options.broker
-        if !broker.usesTLS {
-            try connectThroughRelay(deadline: deadline)
-        } else {
-            try connectDirectly()
-        }
+        try connectThroughRelay(deadline: deadline)
         do {
             try pump(until: deadline) { $0.connack != nil }
         } catch .tryLater(let message) {
@@ -180,7 +156,8 @@ public final class MQTTClient {
     /// relay, asking an MQTT 5 broker for packets of at most `maximumPacketSize`.
     private func connectThroughRelay(deadline: ContinuousClock.Instant) throws(MQTTError) {
         let broker = options.broker
-        let made = try MQTTRelay.connect(to: broker, maximumPacketSize: options.maximumPacketSize, deadline: deadline)
+        let made = try MQTTRelay.connect(to: broker, maximumPacketSize: options.maximumPacketSize, caFile: options.caFile,
+                                         systemCAPath: options.systemCAPath, deadline: deadline)
         let (listener, port) = try MQTTRelay.listener()
         var properties: OpaquePointer?
         if options.protocolVersion == .v5 {
@@ -199,26 +176,6 @@ public final class MQTTClient {
         }
         try made.accept(from: listener, client: mosquitto_socket(handle), deadline: deadline)
         relay = made
-    }
-
-    /// libmosquitto connects to the broker itself (TLS), without waiting.
-    private func connectDirectly() throws(MQTTError) {
-        let broker = options.broker
-        errno = 0
-        let rc = mosquitto_connect_async(handle, broker.host, Int32(broker.port), Int32(options.keepAlive))
-        let savedErrno = errno
-        if rc != MOSQ_ERR_SUCCESS.rawValue {
-            if rc == MOSQ_ERR_EAI.rawValue {
-                throw .tryLater("cannot connect to \(broker): cannot resolve '\(broker.host)'")
-            }
-            if rc == MOSQ_ERR_TLS.rawValue || rc == MOSQ_ERR_TLS_HANDSHAKE.rawValue {
-                throw .tryLater(lossMessage(rc, errno: savedErrno))
-            }
-            if rc == MOSQ_ERR_INVAL.rawValue {
-                throw .configuration("cannot connect to \(broker): libmosquitto refuses the host, port or keep-alive")
-            }
-            throw .tryLater("cannot connect to \(broker): \(Self.describe(rc, errno: savedErrno))")
-        }
     }
 
     /// The error for a CONNACK that refused the connection (3.1.1 return codes 1-5, MQTT 5
@@ -292,14 +249,6 @@ public final class MQTTClient {
     }
 
     private func lossMessage(_ rc: Int32, errno savedErrno: Int32) -> String {
-        if rc == MOSQ_ERR_TLS.rawValue || rc == MOSQ_ERR_TLS_HANDSHAKE.rawValue {
-            let logged = lastLoggedError ?? ""
-            if logged.contains("certificate verify failed") {
-                let why = options.caFile == nil ? " (for a private ca, set ca_file)" : ""
-                return "tls with \(options.broker) failed: its certificate is not trusted or does not name '\(options.broker.host)'\(why)"
-            }
-            return "tls with \(options.broker) failed\(logged.isEmpty ? "" : ": " + logged.lowercased())"
-        }
         if connack == nil { return Self.describe(rc, errno: savedErrno) }
         return "connection lost (\(Self.describe(rc, errno: savedErrno)))"
     }

@@ -5,9 +5,9 @@ import Musl
 #endif
 import OverlandProtocol
 
-/// The broker's connection, held by this process, with libmosquitto on the far side of a
-/// loopback socket: every byte from the broker passes `MQTTPacketFilter` before
-/// libmosquitto can read it, so that no packet larger than the limit is ever allocated
+/// The broker's connection, held by this process (TCP, and TLS for `mqtts://`, `MQTTTLS`),
+/// with libmosquitto on the far side of a loopback socket speaking plain MQTT: every byte
+/// from the broker passes `MQTTPacketFilter` before libmosquitto can read it, so that no packet larger than the limit is ever allocated
 /// (libmosquitto 2.0 has no receive limit of its own: its source says as much, "FIXME -
 /// client case for incoming message received from broker too large").
 ///
@@ -34,9 +34,17 @@ final class MQTTRelay {
     private var dropped: [MQTTPacketFilter.Dropped] = []
     /// Why the relay closed the connection itself (a violation), once it has.
     private(set) var failure: String?
+    /// TLS with the broker (`mqtts://`), nil for plain TCP.
+    private var tls: MQTTTLS?
+    /// Ciphertext for the broker, under TLS.
+    private var cipherOut: [UInt8] = []
+    private var cipherOutHead = 0
+    /// The broker, for messages.
+    private let broker: MQTTBrokerURL
 
-    private init(upstream: Int32, maximumPacketSize: Int) {
+    private init(upstream: Int32, broker: MQTTBrokerURL, maximumPacketSize: Int) {
         self.upstream = upstream
+        self.broker = broker
         filter = MQTTPacketFilter(maximumPacketSize: maximumPacketSize)
     }
 
@@ -44,8 +52,63 @@ final class MQTTRelay {
 
     // MARK: - Setting up
 
-    /// Connects to `broker` within `deadline`; throws `.tryLater("cannot connect to HOST:PORT: ...")`.
-    static func connect(to broker: MQTTBrokerURL, maximumPacketSize: Int, deadline: ContinuousClock.Instant) throws(MQTTError) -> MQTTRelay {
+    /// Connects to `broker` within `deadline`, and for `mqtts://` completes the TLS
+    /// handshake (`caFile`, else the system's authorities in `systemCAPath`); throws
+    /// `.tryLater("cannot connect to HOST:PORT: ...")`, or `tls with HOST:PORT failed: ...`.
+    static func connect(to broker: MQTTBrokerURL, maximumPacketSize: Int, caFile: String?, systemCAPath: String,
+                        deadline: ContinuousClock.Instant) throws(MQTTError) -> MQTTRelay {
+        let relay = try connectTCP(to: broker, maximumPacketSize: maximumPacketSize, deadline: deadline)
+        if broker.usesTLS {
+            relay.tls = try MQTTTLS(host: broker.host, caFile: caFile, systemCAPath: systemCAPath)
+            try relay.handshake(caFile: caFile, deadline: deadline)
+        }
+        return relay
+    }
+
+    /// Runs the TLS handshake over the connected socket until done or `deadline`.
+    private func handshake(caFile: String?, deadline: ContinuousClock.Instant) throws(MQTTError) {
+        guard let tls else { return }
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let step = tls.handshake()
+            tls.takeOutgoing(into: &cipherOut)
+            while cipherOut.count > cipherOutHead {
+                guard ContinuousClock.now < deadline else { throw .tryLater("tls with \(broker) failed: no handshake within the connect timeout") }
+                var poller = pollfd(fd: upstream, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&poller, 1, Self.milliseconds(deadline - ContinuousClock.now, atMost: 100))
+                writeCipher()
+                if upstreamEnded { throw .tryLater("tls with \(broker) failed: the connection closed during the handshake") }
+            }
+            switch step {
+            case .done:
+                return
+            case .closed, .failed:
+                if tls.certificateRefused {
+                    let why = caFile == nil ? " (for a private ca, set ca_file)" : ""
+                    throw .tryLater("tls with \(broker) failed: its certificate is not trusted or does not name '\(broker.host)'\(why)")
+                }
+                throw .tryLater("tls with \(broker) failed: \(MQTTTLS.lastError())")
+            case .wants:
+                guard ContinuousClock.now < deadline else { throw .tryLater("tls with \(broker) failed: no handshake within the connect timeout") }
+                var poller = pollfd(fd: upstream, events: Int16(POLLIN), revents: 0)
+                guard poll(&poller, 1, Self.milliseconds(deadline - ContinuousClock.now, atMost: 100)) > 0 else { continue }
+                let count = chunk.withUnsafeMutableBytes { recv(upstream, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+                if count > 0 {
+                    tls.receive(chunk[0..<count])
+                } else if count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+                    throw .tryLater("tls with \(broker) failed: the connection closed during the handshake")
+                }
+            }
+        }
+    }
+
+    /// Sends what waits in `cipherOut`, without blocking.
+    private func writeCipher() {
+        write(&cipherOut, &cipherOutHead, to: upstream)
+    }
+
+    private static func connectTCP(to broker: MQTTBrokerURL, maximumPacketSize: Int,
+                                   deadline: ContinuousClock.Instant) throws(MQTTError) -> MQTTRelay {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         hints.ai_family = AF_UNSPEC
@@ -66,7 +129,7 @@ final class MQTTRelay {
                 if outcome == 0 {
                     var one: Int32 = 1
                     _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-                    return MQTTRelay(upstream: fd, maximumPacketSize: maximumPacketSize)
+                    return MQTTRelay(upstream: fd, broker: broker, maximumPacketSize: maximumPacketSize)
                 }
                 lastError = outcome
             } else {
@@ -169,7 +232,7 @@ final class MQTTRelay {
         if upstream >= 0 {
             var events: Int32 = 0
             if !upstreamEnded && toClient.count - toClientHead < Self.bufferLimit { events |= Int32(POLLIN) }
-            if toBroker.count > toBrokerHead { events |= Int32(POLLOUT) }
+            if (tls == nil ? toBroker.count > toBrokerHead : cipherOut.count > cipherOutHead) { events |= Int32(POLLOUT) }
             pollers.append(pollfd(fd: upstream, events: Int16(events), revents: 0))
         }
         if inner >= 0 {
@@ -178,28 +241,35 @@ final class MQTTRelay {
             if toClient.count > toClientHead { events |= Int32(POLLOUT) }
             pollers.append(pollfd(fd: inner, events: Int16(events), revents: 0))
         }
-        guard poll(&pollers, nfds_t(pollers.count), timeoutMilliseconds) > 0 else { return }
+        // OpenSSL may hold plaintext already read from the socket: no waiting then.
+        let ready = poll(&pollers, nfds_t(pollers.count), tls?.hasPending == true ? 0 : timeoutMilliseconds)
+        guard ready > 0 || tls?.hasPending == true else { return }
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        // From the broker, through the filter.
+        // From the broker (deciphered under TLS), through the filter.
         if upstream >= 0, !upstreamEnded, toClient.count - toClientHead < Self.bufferLimit {
             let count = chunk.withUnsafeMutableBytes { recv(upstream, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
             if count > 0 {
-                compact(&toClient, &toClientHead)
-                let newlyDropped: [MQTTPacketFilter.Dropped]
-                do {
-                    newlyDropped = try filter.filter(chunk[0..<count], into: &toClient)
-                } catch {
-                    failure = error.description
-                    close()
-                    return
-                }
-                dropped += newlyDropped
-                // A QoS 1 publish dropped is acknowledged, or the broker sends it again.
-                for case let id? in newlyDropped.map(\.packetID) {
-                    pendingAcknowledgements += [0x40, 0x02, UInt8(id >> 8), UInt8(id & 0xFF)]
+                if let tls {
+                    tls.receive(chunk[0..<count])
+                } else {
+                    guard pass(chunk[0..<count]) else { return }
                 }
             } else if count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
                 upstreamEnded = true
+            }
+            if let tls {
+                var plain = [UInt8](repeating: 0, count: 16 * 1024)
+                reading: while toClient.count - toClientHead < Self.bufferLimit {
+                    switch plain.withUnsafeMutableBytes({ tls.read(into: $0) }) {
+                    case .done(let got): guard pass(plain[0..<got]) else { return }
+                    case .wants: break reading
+                    case .closed: upstreamEnded = true; break reading
+                    case .failed:
+                        failure = "tls with \(broker) failed: \(MQTTTLS.lastError())"
+                        close()
+                        return
+                    }
+                }
             }
         }
         // From libmosquitto, with acknowledgements put between its packets.
@@ -220,11 +290,41 @@ final class MQTTRelay {
         }
         flushAcknowledgements()
         write(&toClient, &toClientHead, to: inner)
-        write(&toBroker, &toBrokerHead, to: upstream)
+        if let tls {
+            compact(&cipherOut, &cipherOutHead)
+            if toBroker.count > toBrokerHead, cipherOut.count < Self.bufferLimit, case .done = tls.write(toBroker[toBrokerHead...]) {
+                toBroker.removeAll(keepingCapacity: true)
+                toBrokerHead = 0
+            }
+            tls.takeOutgoing(into: &cipherOut)
+            writeCipher()
+        } else {
+            write(&toBroker, &toBrokerHead, to: upstream)
+        }
         // An end passes on once what came before it has.
         if upstreamEnded, toClient.count == toClientHead, inner >= 0 { shutdown(inner, Int32(SHUT_WR)) }
-        if innerEnded, toBroker.count == toBrokerHead, upstream >= 0 { shutdown(upstream, Int32(SHUT_WR)) }
+        if innerEnded, toBroker.count == toBrokerHead, cipherOut.count == cipherOutHead, upstream >= 0 { shutdown(upstream, Int32(SHUT_WR)) }
         if upstreamEnded && innerEnded { close() }
+    }
+
+    /// Runs bytes from the broker through the filter into `toClient`; false (the relay
+    /// closed, `failure` set) on a violation.
+    private func pass(_ bytes: ArraySlice<UInt8>) -> Bool {
+        compact(&toClient, &toClientHead)
+        let newlyDropped: [MQTTPacketFilter.Dropped]
+        do {
+            newlyDropped = try filter.filter(bytes, into: &toClient)
+        } catch {
+            failure = error.description
+            close()
+            return false
+        }
+        dropped += newlyDropped
+        // A QoS 1 publish dropped is acknowledged, or the broker sends it again.
+        for case let id? in newlyDropped.map(\.packetID) {
+            pendingAcknowledgements += [0x40, 0x02, UInt8(id >> 8), UInt8(id & 0xFF)]
+        }
+        return true
     }
 
     private func flushAcknowledgements() {
@@ -258,7 +358,7 @@ final class MQTTRelay {
 
     /// Whether libmosquitto may still send something the broker has not had (its socket
     /// is open, or bytes from it wait).
-    var isForwarding: Bool { upstream >= 0 && (toBroker.count > toBrokerHead || !innerEnded) }
+    var isForwarding: Bool { upstream >= 0 && (toBroker.count > toBrokerHead || cipherOut.count > cipherOutHead || !innerEnded) }
 
     /// Closes both sides.
     func close() {

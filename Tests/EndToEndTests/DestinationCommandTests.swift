@@ -167,7 +167,7 @@ import Glibc
         #expect(try Self.destination(sandbox, ["add", "traccar", "http://127.0.0.1:5055", "--protocol", "traccar"]).succeeded)
         let cases: [([String], Int32, String)] = [
             (["add", "Bad Name", "http://x"], 64, "invalid destination name 'Bad Name'"),
-            (["add", "a", "ftp://x"], 64, "invalid value \"ftp://x\" for \"url\""),
+            (["add", "a", "ftp://x"], 64, "endpoint 'ftp://x' is not an http:// or https:// url"),
             (["add", "a", "http://x", "--protocol", "carrier-pigeon"], 64, "for \"protocol\""),
             (["add", "a", "http://x", "--profile", "nosuch"], 64, "for \"profile\""),
             (["add", "a", "http://x", "--protocol", "mqtt"], 64, "mqtt:// or mqtts://"),

@@ -14,10 +14,11 @@ import Glibc
     static let topic = "owntracks/user/reliability"
 
     /// A sandbox with `count` points and an mqtt destination `home` on `port` (`keys` set after).
-    func sandbox(_ prefix: String, points count: Int = 5, port: Int, keys: [(String, String)] = []) throws -> ReliabilitySandbox {
+    func sandbox(_ prefix: String, points count: Int = 5, port: Int, scheme: String = "mqtt",
+                 keys: [(String, String)] = []) throws -> ReliabilitySandbox {
         let sandbox = try ReliabilitySandbox(prefix: prefix)
         try sandbox.logEpochs(0..<count)
-        let added = try sandbox.overland.run(["destination", "add", "home", "mqtt://127.0.0.1:\(port)", "--protocol", "mqtt",
+        let added = try sandbox.overland.run(["destination", "add", "home", "\(scheme)://127.0.0.1:\(port)", "--protocol", "mqtt",
                                               "--from-start", "--journal", sandbox.journal])
         try #require(added.succeeded, "\(added)")
         for (key, value) in keys {
@@ -83,6 +84,40 @@ import Glibc
         let peak = try #require(Self.peakRSS(of: watch.pid))
         #expect(peak < floor + (24 << 20), "peak RSS \(peak >> 20) MiB, floor \(floor >> 20) MiB")
         print("mqtt: a 40 MB command through mosquitto: peak RSS \(peak >> 20) MiB (floor \(floor >> 20) MiB)")
+    }
+
+    @Test("over mqtts:// too: a 40 MB message on TOPIC/cmd is dropped unread, the watch goes on answering")
+    func largeCommandOverTLSIsDropped() throws {
+        let directory = try TemporaryDirectory(prefix: "overland-mqtt-bigtls-broker")
+        let ca = try PrivateCA(directory: directory.path)
+        let broker = try MosquittoBroker(directory: directory.path, tls: (ca.certificate, ca.key))
+        let sandbox = try sandbox("overland-mqtt-bigtls", port: broker.port, scheme: "mqtts", keys: [("ca_file", ca.caFile)])
+        let (_, floor) = try HostileMeasure.peakRSS(sandbox.sync, ["--help"])
+        let watch = try sandbox.sync.start(["--journal", sandbox.journal, "--watch", "--now", "--verbose"])
+        defer { watch.kill(); _ = watch.wait(timeout: .seconds(5)) }
+        let report = #"{"_type":"cmd","action":"reportLocation"}"#
+        func answers() -> Int { watch.stderrSoFar.components(separatedBy: "reportLocation: the newest point published").count - 1 }
+        // Listening once a reportLocation is answered.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while answers() < 1, ContinuousClock.now < deadline {
+            try broker.publish(["--cafile", ca.caFile, "-q", "1", "-t", Self.topic + "/cmd", "-m", report])
+            _ = watch.waitForStderr("reportLocation: the newest point published", timeout: .seconds(2))
+        }
+        try #require(answers() >= 1, "\(watch.stderrSoFar)")
+        let before = answers()
+
+        let big = sandbox.directory.appending("big-command")
+        try Data(repeating: 0x20, count: 40_000_000).write(to: URL(fileURLWithPath: big))
+        let published = try broker.publish(["--cafile", ca.caFile, "-q", "1", "-t", Self.topic + "/cmd", "-f", big])
+        try #require(published.succeeded, "\(published)")
+        #expect(watch.waitForStderr("dropped unread"), "\(watch.stderrSoFar)")
+        try broker.publish(["--cafile", ca.caFile, "-q", "1", "-t", Self.topic + "/cmd", "-m", report])
+        let answered = ContinuousClock.now + .seconds(60)
+        while answers() <= before, ContinuousClock.now < answered { _ = watch.readLine(timeout: .milliseconds(200)) }
+        #expect(answers() > before, "\(watch.stderrSoFar)")
+        let peak = try #require(Self.peakRSS(of: watch.pid))
+        #expect(peak < floor + (24 << 20), "peak RSS \(peak >> 20) MiB, floor \(floor >> 20) MiB")
+        print("mqtt: a 40 MB command over mqtts://: peak RSS \(peak >> 20) MiB (floor \(floor >> 20) MiB)")
     }
 
     // MARK: - Issue 21: SUBACK 0x80, retained setConfiguration
@@ -155,13 +190,17 @@ import Glibc
         let allowed = try sandbox.overland.run(["destination", "set", "home", "commands", "all"])
         try #require(allowed.succeeded, "\(allowed)")
         let again = try sandbox.sync.start(["--journal", sandbox.journal, "--watch", "--now"])
-        try broker.publish(["-q", "1", "-t", Self.topic + "/cmd", "-m", quiet])
+        let quietUnretained = #"{"_type":"cmd","action":"setConfiguration","configuration":{"_type":"configuration","monitoring":-1,"pubRetain":false}}"#
+        try broker.publish(["-q", "1", "-t", Self.topic + "/cmd", "-m", quietUnretained])
         #expect(again.waitForStderr("tracking turned off"), "\(again.stderrSoFar)")
         again.kill(SIGTERM)
         let stderr = again.wait(timeout: .seconds(10)).stderrText
         // The prefix once: "overland-sync: home: setConfiguration: ...".
         #expect(!stderr.contains("setConfiguration: setConfiguration"), "\(stderr)")
         #expect(Self.settings(sandbox).contains("\"tracking_mode\": \"off\""), "\(Self.settings(sandbox))")
+        // pubRetain is the destination's pub_retain.
+        let shown = try sandbox.overland.run(["destination", "show", "home"])
+        #expect(shown.stdoutLines.contains { $0.hasPrefix("pub_retain") && $0.hasSuffix("false") }, "\(shown.stdoutText)")
 
         // The logger says so at start, with who and since when; status says it first.
         let logged = try sandbox.log.run(["--journal", sandbox.journal, "--device-id", "reliability",

@@ -240,6 +240,9 @@ import Glibc
         watch.kill(SIGTERM)
         let stderr = watch.wait().stderrText
         #expect(stderr.contains("noSuchKey"), "\(stderr)")
+        // Each line names setConfiguration once (it printed "setConfiguration: setConfiguration:").
+        #expect(stderr.contains("overland-sync: home: setConfiguration: unknown key \"noSuchKey\" ignored"), "\(stderr)")
+        #expect(!stderr.contains("setConfiguration: setConfiguration"), "\(stderr)")
         #expect(stderr.contains("endpoint"), "\(stderr)")
     }
 
