@@ -8,14 +8,14 @@
 // names. A function used by the package and missing here is a link error, not a crash.
 // They are hidden: the libraries themselves, which call each other by these names, bind
 // to one another, never to the executable's forwarders.
-#pragma GCC visibility push(hidden)
-#include "CMosquitto.h"
-
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#pragma GCC visibility push(hidden)
+#include "CMosquitto.h"
 
 #define OVERLAND_MOSQUITTO_LIBRARY "libmosquitto.so.1"
 #define OVERLAND_OPENSSL_LIBRARY "libssl.so.3"

@@ -309,7 +309,7 @@ import Glibc
         let overland = sandbox.overland
         let emptyPort = try overland.run(["destination", "add", "x", "http://127.0.0.1:/pub"])
         #expect(emptyPort.exitStatus == 64, "\(emptyPort)")
-        #expect(emptyPort.stderrLines == ["overland destination: endpoint 'http://127.0.0.1:' has an empty port after ':' (a port is a number from 1 to 65535)"],
+        #expect(emptyPort.stderrLines == ["overland destination: endpoint 'http://127.0.0.1:/pub' has an empty port after ':' (a port is a number from 1 to 65535)"],
                 "\(emptyPort.stderrText)")
         let path = try overland.run(["destination", "add", "m", "mqtt://127.0.0.1:1883/x", "--protocol", "mqtt"])
         #expect(path.exitStatus == 64 && path.stderrLines.count == 1, "\(path)")
