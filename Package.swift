@@ -127,7 +127,8 @@ let package = Package(
 //   the executable's symbols at run time, and its 28,000 exported ones put 2.5 MiB of
 //   symbol tables in memory.
 // Together: 31.5 MiB -> 23.5 MiB peak RSS for a small drain. The executables need only
-// the system's libc, libstdc++ and zlib at run time (`ldd`).
+// the system's libc, libm, libstdc++, libgcc_s, zlib and libmosquitto (which brings libssl
+// and libcrypto) at run time (`ldd`).
 let staticRelease = BuildSettingCondition.when(platforms: [.linux], configuration: .release)
 for target in package.targets where target.type == .regular || target.type == .executable {
     target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-static-stdlib"], staticRelease)]
