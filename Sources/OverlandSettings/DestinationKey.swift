@@ -159,14 +159,14 @@ public struct DestinationKey: Sendable, CustomStringConvertible {
     /// the keys the new protocol does not take, and needs a url that suits it.
     public func set(_ text: String, in destination: inout Destination) throws(SettingsError) {
         guard applies(to: destination.wireProtocol) else {
-            throw .invalidValue(key: name, value: quoted(text),
+            throw .invalidValue(key: name, value: RefusedValue.shown(key: name, text: text),
                                 allowed: "nothing for protocol \(destination.wireProtocol): \(takenBy) takes \(name)", location: nil)
         }
         if let refused = refusal(text, destination) { throw .refusedValue(reason: refused) }
         var changed = destination
         guard assign(&changed, parse(text)) else {
-            let shown = name == "url" ? RedactedURL.shown(text) : name == "token" ? Destination.shownToken(text) : text
-            throw .invalidValue(key: name, value: quoted(shown), allowed: allowed(for: destination.wireProtocol), location: nil)
+            throw .invalidValue(key: name, value: RefusedValue.shown(key: name, text: text), allowed: allowed(for: destination.wireProtocol),
+                                location: nil)
         }
         if name == "protocol", changed.wireProtocol != destination.wireProtocol {
             guard Destination.validURL(changed.url, for: changed.wireProtocol) != nil else {

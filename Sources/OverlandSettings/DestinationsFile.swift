@@ -129,9 +129,7 @@ public enum DestinationsFile {
                                  reason: "key \"\(member)\" does not apply to protocol \(destination.wireProtocol) (\(key.takenBy) takes it)")
             }
             guard key.assign(&destination, value) else {
-                // A refused url is shown as every url is (its secrets redacted).
-                let shown = member == "url" ? value.string.map { quoted(RedactedURL.shown($0)) } : nil
-                throw .invalidValue(key: "\(name).\(member)", value: shown ?? JSONText.render(value),
+                throw .invalidValue(key: "\(name).\(member)", value: RefusedValue.shown(key: member, value),
                                     allowed: key.allowed(for: destination.wireProtocol), location: location(member))
             }
         }

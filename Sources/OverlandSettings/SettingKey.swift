@@ -104,6 +104,9 @@ public struct SettingKey: Sendable, Hashable, CustomStringConvertible {
     /// shown, not even its last characters (`overland config get token` prints it whole,
     /// on request).
     public static func redactedToken(_ token: String) -> String {
-        token.isEmpty ? "" : "••••"
+        token.isEmpty ? "" : hiddenToken
     }
+
+    /// What stands for a token wherever one is shown.
+    public static let hiddenToken = "••••"
 }

@@ -238,10 +238,8 @@ public enum SettingsFile {
             // A failed assignment leaves the key as it was (its default).
             var assigned = settings
             guard field.assign(&assigned, value) else {
-                // A refused endpoint is shown as every url is (its secrets redacted).
-                let shown = field.filePath == "endpoint" ? value.string.map { quoted(RedactedURL.shown($0)) } : nil
-                try fail(.invalidValue(key: field.filePath, value: shown ?? JSONText.render(value), allowed: field.allowedInJSON,
-                                       location: location(path)))
+                try fail(.invalidValue(key: field.filePath, value: RefusedValue.shown(key: field.filePath, value),
+                                       allowed: field.allowedInJSON, location: location(path)))
                 return
             }
             settings = assigned

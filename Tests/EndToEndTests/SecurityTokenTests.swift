@@ -131,6 +131,35 @@ import Glibc
 
     /// Every file 0600 and directory 0700 that the tools create: journal, segments, cursor,
     /// state, damaged copies, settings, the registry of journals; even under umask 000.
+    /// A token the settings refuse (not a text, a control character inside) is named, never
+    /// quoted: the message says which key and what is allowed, with "••••" for the value.
+    @Test(arguments: ["12345678901234567890", "\"sekrit\\u0001tokenvalue\"", "[\"sekrittokenvalue\"]"])
+    func refusedTokenIsNeverQuoted(token: String) throws {
+        let sandbox = try ReliabilitySandbox(prefix: "overland-security-refused")
+        let secrets = ["12345678901234567890", "sekrit", "tokenvalue"]
+        try sandbox.writeSettings(#"{"token": \#(token)}"#)
+        let list = try sandbox.overland.run(["config", "list"])
+        #expect(list.exitStatus == 78, "\(list)")
+        #expect(list.stderrText.contains("\"token\""), "\(list.stderrText)")
+        #expect(list.stderrText.contains("••••"), "\(list.stderrText)")
+        let sync = try sandbox.sync.run(["--journal", sandbox.journal, "--now"])
+        #expect(sync.exitStatus == 78, "\(sync)")
+        let log = try sandbox.log.run(["--journal", sandbox.journal, PackageSupport.repository + "/samples/quectel-l76k.nmea"])
+        #expect(log.succeeded, "\(log)")
+        try sandbox.writeSettings("{}")
+        let destinationsFile = sandbox.directory.appending("config/overland/destinations.json")
+        try Data(#"{"version": 1, "destinations": {"home": {"url": "http://127.0.0.1:9/in", "token": \#(token)}}}"#.utf8)
+            .write(to: URL(fileURLWithPath: destinationsFile))
+        chmod(destinationsFile, 0o600)
+        let destinations = try sandbox.overland.run(["destination", "list"])
+        #expect(destinations.exitStatus == 78, "\(destinations)")
+        for result in [list, sync, log, destinations] {
+            for secret in secrets {
+                #expect(!result.stdoutText.contains(secret) && !result.stderrText.contains(secret), "\(secret) shown: \(result)")
+            }
+        }
+    }
+
     @Test(arguments: ["022", "000"])
     func privateModes(umask mask: String) throws {
         let sandbox = try ReliabilitySandbox(prefix: "overland-modes")
