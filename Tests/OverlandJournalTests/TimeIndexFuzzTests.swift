@@ -38,7 +38,7 @@ struct TimeIndexFuzzTests {
                     text += "\(number(small: true)) \(number(small: true)) \(number(small: true))\n"
                 }
             }
-            if chance(5) { text.removeLast() }
+            if chance(5), !text.isEmpty { text.removeLast() }
             if chance(5) { text += "1 1 1\n" }
             return text
         }
