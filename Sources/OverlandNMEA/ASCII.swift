@@ -26,15 +26,4 @@ enum ASCII {
         let d = c &- ASCII.zero
         return d < 10 ? d : nil
     }
-
-    /// The value of a hexadecimal digit of either case, or nil.
-    @inline(__always)
-    static func hexValue(_ c: UInt8) -> UInt8? {
-        switch c {
-        case 0x30...0x39: c - 0x30
-        case 0x41...0x46: c - 0x41 + 10
-        case 0x61...0x66: c - 0x61 + 10
-        default: nil
-        }
-    }
 }

@@ -1,3 +1,5 @@
+import OverlandJSON
+
 /// The NMEA 0183 checksum: the XOR of every byte between the `$` (or `!`) and the `*`,
 /// written after the `*` as two hexadecimal digits of either case.
 public enum NMEAChecksum {
@@ -27,8 +29,8 @@ public enum NMEAChecksum {
     static func verify(_ p: UnsafeBufferPointer<UInt8>) -> (status: Status, payloadEnd: Int) {
         var end = p.count
         while end > 0 && (p[end - 1] == ASCII.space || p[end - 1] == ASCII.tab) { end -= 1 }
-        if end >= 4 && p[end - 3] == ASCII.star, let high = ASCII.hexValue(p[end - 2]),
-            let low = ASCII.hexValue(p[end - 1])
+        if end >= 4 && p[end - 3] == ASCII.star, let high = ASCIIHex.value(p[end - 2]),
+            let low = ASCIIHex.value(p[end - 1])
         {
             var sum: UInt8 = 0
             var i = 1

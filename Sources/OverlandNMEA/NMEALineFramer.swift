@@ -1,3 +1,5 @@
+import OverlandJSON
+
 /// Splits a byte stream into NMEA 0183 sentence candidates: a push decoder.
 ///
 /// Feed it chunks of any size with ``append(_:)``, then call ``nextLine()`` until it returns
@@ -230,8 +232,8 @@ public struct NMEALineFramer: Sendable {
     /// Whether `line` ends in `*` and two hexadecimal digits.
     static func endsWithChecksum(_ p: UnsafeBufferPointer<UInt8>, _ line: Range<Int>) -> Bool {
         let end = line.upperBound
-        return line.count >= minimumLineLength && p[end - 3] == ASCII.star && ASCII.hexValue(p[end - 2]) != nil
-            && ASCII.hexValue(p[end - 1]) != nil
+        return line.count >= minimumLineLength && p[end - 3] == ASCII.star && ASCIIHex.value(p[end - 2]) != nil
+            && ASCIIHex.value(p[end - 1]) != nil
     }
 }
 

@@ -2,7 +2,7 @@ import OverlandJSON
 
 /// How a value the settings refused is quoted in the message, by the one rule for secrets:
 /// a token is never shown, not even in part, whatever it holds (a number, a string with a
-/// control character); a url is shown with its secrets redacted (`RedactedURL`); any other
+/// control character; only an empty one shows as `""`); a url is shown with its secrets redacted (`RedactedURL`); any other
 /// value as written.
 enum RefusedValue {
     /// The keys that hold a url (settings' `endpoint`, a destination's `url`).
@@ -10,14 +10,14 @@ enum RefusedValue {
 
     /// A value from a JSON file, for the message about key `key`.
     static func shown(key: String, _ value: JSONValue) -> String {
-        if key == "token" { return quoted(SettingKey.hiddenToken) }
+        if key == "token" { return quoted(SettingKey.redactedToken(value.string ?? SettingKey.hiddenToken)) }
         if urlKeys.contains(key), let url = value.string { return quoted(RedactedURL.shown(url)) }
         return JSONText.render(value)
     }
 
     /// A value typed on the command line, for the message about key `key`.
     static func shown(key: String, text: String) -> String {
-        if key == "token" { return quoted(SettingKey.hiddenToken) }
+        if key == "token" { return quoted(SettingKey.redactedToken(text)) }
         if urlKeys.contains(key) { return quoted(RedactedURL.shown(text)) }
         return quoted(text)
     }

@@ -123,7 +123,7 @@ public struct SetupLink: Sendable, Equatable {
                 bytes.append(byte)
                 continue
             }
-            guard utf8.count >= 2, let high = hexValue(utf8[utf8.startIndex]), let low = hexValue(utf8[utf8.startIndex + 1]) else {
+            guard utf8.count >= 2, let high = ASCIIHex.value(utf8[utf8.startIndex]), let low = ASCIIHex.value(utf8[utf8.startIndex + 1]) else {
                 throw .invalidSetupLink(reason: "parameter \(quoted(parameter)) has a '%' not followed by two hex digits")
             }
             bytes.append(high << 4 | low)
@@ -133,14 +133,5 @@ public struct SetupLink: Sendable, Equatable {
             throw .invalidSetupLink(reason: "parameter \(quoted(parameter)) does not decode to utf-8 text")
         }
         return decoded
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

@@ -199,10 +199,12 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
         let fixture = try JournalFixture(points: 2)
         let report = try await sync(fixture, .test(server))
         // A configuration error (the endpoint must change), not a retry forever; the
-        // Location is shown as urls are, without user information, query or fragment.
+        // Location is shown as every url is (RedactedURL): its password, query values and
+        // fragment hidden.
         #expect(report.outcome == .configurationError)
-        #expect(report.message?.contains("'http://elsewhere.invalid/steal'") == true, "\(report.message ?? "")")
-        #expect(report.message?.contains("pw") == false && report.message?.contains("abc") == false)
+        #expect(report.message?.contains("elsewhere.invalid/steal?") == true, "\(report.message ?? "")")
+        #expect(report.message?.contains("pw") == false && report.message?.contains("abc") == false
+                && report.message?.contains("frag") == false, "\(report.message ?? "")")
         #expect(fixture.state.nextAttempt != nil)
         #expect(server.requests.count == 1)
         #expect(fixture.cursor == 0)
