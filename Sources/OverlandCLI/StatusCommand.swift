@@ -46,14 +46,15 @@ public struct StatusCommand: ParsableCommand {
             let destinations = try journalOptions.settingsOptions.destinations(settings: settings)
             let path = journalOptions.path(with: settings)
             // Tracking off comes first: nothing else on the page changes while it is.
-            let trackingOff = TrackingNotice.line(for: settings, settingsPath: journalOptions.settingsOptions.path)
-                .map { "Logging is OFF: " + $0 + ".\n\n" } ?? ""
+            let offLine = TrackingNotice.line(for: settings, settingsPath: journalOptions.settingsOptions.path)
+            let trackingOff = offLine.map { "Logging is OFF: " + $0 + ".\n\n" } ?? ""
             // First use: nothing logged yet at the default place. A journal the user named is not guessed at.
             if journalOptions.journal == nil && settings.journal == nil && !Self.exists(path) {
                 var status = Status.nothingLogged(journalPath: path, settings: settings, now: SyncClock.now())
                 status.destinations = destinations.map { DestinationStatus(destination: $0, backlog: 0, sync: SyncState()) }
                 status.hasDefaultDestination = destinations.contains { $0.isDefault }
                 status.settingsProblems = settingsProblems
+                status.trackingOff = offLine
                 status.packagedJournal = Paths.packagedJournalHint(besides: path)
                 Terminal.output(json ? status.json() : trackingOff + Status.firstUse(journalPath: path, packagedJournal: status.packagedJournal) + status.text())
                 return
@@ -63,6 +64,7 @@ public struct StatusCommand: ParsableCommand {
             status.destinations = try DestinationStatus.read(destinations, journal: journal)
             status.hasDefaultDestination = destinations.contains { $0.isDefault }
             status.settingsProblems = settingsProblems
+            status.trackingOff = offLine
             Terminal.output(json ? status.json() : trackingOff + status.text())
         }
     }
@@ -106,6 +108,8 @@ struct Status {
     var packagedJournal: String?
     /// What the settings file holds that the logger passes over (`SettingsProblem`).
     var settingsProblems: [SettingsError] = []
+    /// Why nothing is logged, when tracking is off (`TrackingNotice`): since when and who.
+    var trackingOff: String?
 
     static func read(journal: Journal, settings: Settings, now: Int64) throws -> Status {
         // The newest location point: trip, visit and action records are not positions.
@@ -291,6 +295,7 @@ struct Status {
         writer.appendInteger(footprint.segments)
         writer.appendRaw(#","bytes_per_point":"#)
         if let bytesPerPoint { writer.appendDecimal(bytesPerPoint, maxFractionDigits: 1) } else { writer.appendNull() }
+        text(#","tracking_off":"#, trackingOff)
         writer.appendRaw(#","settings_problems":["#)
         for (index, problem) in settingsProblems.enumerated() {
             if index > 0 { writer.appendRaw(",") }
