@@ -61,9 +61,10 @@ extension Journal {
         for (index, name) in names.enumerated() {
             let limit = index + 1 < names.count ? names[index + 1].firstSequence : .max
             let file = try SegmentFile(self, name, committed: index + 1 == names.count)
-            let layout = try SegmentLayout(reading: file, name: name, journalID: id)
+            var walk = SegmentWalk(file, name: name, journalID: id)
             var records: UInt64 = 0
-            for member in layout.members {
+            while let step = walk.next() {
+                guard let member = step.member else { continue }
                 let first = member.header.firstSequence
                 let end = min(member.header.endSequence, limit)
                 guard end > first else { continue }
@@ -79,9 +80,10 @@ extension Journal {
                 }
                 result.endSequence = max(result.endSequence, end)
             }
+            if let error = file.readError { throw error }
             result.segments += 1
             result.records += records
-            if layout.seal != nil {
+            if walk.seal != nil {
                 result.sealedSegments += 1
                 result.sealedRecords += records
                 result.sealedBytes += file.count
@@ -141,48 +143,58 @@ extension Journal {
                 if case .io(_, _, _, let code) = error, code == ENOENT { continue }
                 throw error
             }
-            let layout = try SegmentLayout(reading: segment, name: name, journalID: id)
             var memberBytes: [UInt8] = []
             let file = "segments/" + name.fileName
             result.segments += 1
-            var found = layout.damage + (layout.tail.map { [$0] } ?? [])
+            // Walked in file order: damage is reported as soon as an intact member follows
+            // it; what follows the last intact member waits for the end of the walk.
+            var pending: [SegmentLayout.Damage] = []
             var intactEnd = 0
-            var intact: [(first: UInt64, end: UInt64)] = []
-            for member in layout.members {
-                try segment.readMember(member, into: &memberBytes)
-                switch memberBytes.withUnsafeBytes({ Member.decodePayload($0, header: member.header) }) {
-                case .success:
-                    intactEnd = member.offset + member.header.memberSize
-                    intact.append((member.header.firstSequence, member.header.endSequence))
-                case .failure(let damage):
-                    found.append(.init(offset: member.offset, length: member.header.memberSize, reason: damage.reason, code: damage.code))
-                }
-            }
-            found.sort { $0.offset < $1.offset }
-            // The newest segment without a seal ends at its last intact member: what follows
-            // is its torn tail, whatever it holds, unless it holds another journal's member
-            // (no crash writes that: segment files copied in by hand are damage).
-            if isLast && !layout.endsWithSeal && intactEnd < segment.count
-                && !found.contains(where: { $0.offset >= intactEnd && $0.code == .foreignMember }) {
-                found.removeAll { $0.offset >= intactEnd }
-                result.tail = .init(file: file, offset: intactEnd, length: segment.count - intactEnd,
-                                    code: SegmentLayout.isZero(segment, intactEnd..<segment.count) ? .zeroFilled : .truncated,
-                                    reason: "unfinished write")
-            }
-            for damage in found {
+            func report(_ damage: SegmentLayout.Damage) throws(JournalError) {
+                // A read that failed is thrown, not taken for damage.
+                if let error = segment.readError { throw error }
                 result.damaged.append(.init(file: file, offset: damage.offset, length: damage.length, code: damage.code, reason: damage.reason))
                 onIssue?(JournalIssue(kind: .damage, file: file, offset: damage.offset, length: damage.length, reason: damage.reason,
                                       code: damage.code))
             }
-            for (first, end) in intact where first < limit {
-                let end = min(end, limit)
-                result.intactRecords += end - first
-                if let last = result.runs.last, last.upperBound == first {
-                    result.runs[result.runs.count - 1] = last.lowerBound..<end
-                } else {
-                    result.runs.append(first..<end)
+            var walk = SegmentWalk(segment, name: name, journalID: id)
+            while let step = walk.next() {
+                switch step {
+                case .damage(let damage), .tail(let damage):
+                    pending.append(damage)
+                case .member(let member):
+                    try segment.readMember(member, into: &memberBytes)
+                    switch memberBytes.withUnsafeBytes({ Member.decodePayload($0, header: member.header) }) {
+                    case .success:
+                        intactEnd = member.offset + member.header.memberSize
+                        for damage in pending { try report(damage) }
+                        pending.removeAll()
+                        let first = member.header.firstSequence
+                        guard first < limit else { continue }
+                        let end = min(member.header.endSequence, limit)
+                        result.intactRecords += end - first
+                        if let last = result.runs.last, last.upperBound == first {
+                            result.runs[result.runs.count - 1] = last.lowerBound..<end
+                        } else {
+                            result.runs.append(first..<end)
+                        }
+                    case .failure(let damage):
+                        pending.append(.init(offset: member.offset, length: member.header.memberSize, reason: damage.reason, code: damage.code))
+                    }
                 }
             }
+            if let error = segment.readError { throw error }
+            // The newest segment without a seal ends at its last intact member: what follows
+            // is its torn tail, whatever it holds, unless it holds another journal's member
+            // (no crash writes that: segment files copied in by hand are damage).
+            if isLast && !walk.endsWithSeal && intactEnd < segment.count
+                && !pending.contains(where: { $0.code == .foreignMember }) {
+                pending.removeAll()
+                result.tail = .init(file: file, offset: intactEnd, length: segment.count - intactEnd,
+                                    code: SegmentLayout.isZero(segment, intactEnd..<segment.count) ? .zeroFilled : .truncated,
+                                    reason: "unfinished write")
+            }
+            for damage in pending { try report(damage) }
         }
         return result
     }

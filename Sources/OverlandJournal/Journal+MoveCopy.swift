@@ -48,7 +48,7 @@ extension Journal {
         var intact = layout.seal != nil && !layout.isDamaged
         var memberBytes: [UInt8] = []
         var payload: [UInt8] = []
-        for member in layout.members {
+        for member in file.members(name: segment.name, journalID: id) {
             try file.readMember(member, into: &memberBytes)
             guard memberBytes.withUnsafeBytes({ Member.decodePayload($0, header: member.header, into: &payload) }) == nil else {
                 intact = false
@@ -117,7 +117,7 @@ extension Journal {
         }
         let layout = try SegmentLayout(reading: file, name: segment.name, journalID: id)
         guard layout.seal != nil, !layout.isDamaged, layout.recordCount == segment.records,
-              try Self.firstDamagedMember(file, layout) == nil else {
+              try Self.firstDamagedMember(file, name: segment.name, journalID: id) == nil else {
             throw .io(operation: "cannot verify", path: path, reason: "the copy read back is not an intact sealed segment", code: EIO)
         }
     }

@@ -35,7 +35,7 @@ extension Journal {
                         : "segment \(name) is not sealed: run 'overland journal repair', then move again")
                 break
             }
-            if let damage = try Self.firstDamagedMember(file, layout) {
+            if let damage = try Self.firstDamagedMember(file, name: name, journalID: id) {
                 plan.stoppedAt = "segment \(name) is damaged at offset \(damage): run 'overland journal repair', then move again"
                 break
             }
@@ -43,11 +43,12 @@ extension Journal {
             let end = min(layout.endSequence ?? name.firstSequence, limit)
             guard end > from else { continue }
             var records = 0
-            for member in layout.members {
+            for member in file.members(name: name, journalID: id) {
                 let first = max(member.header.firstSequence, from)
                 let last = min(member.header.endSequence, end)
                 if last > first { records += Int(last - first) }
             }
+            if let error = file.readError { throw error }
             guard records > 0 else { continue }
             // Numbered from `next` in the target, the last record must stay below the limit
             // (a hostile target may claim numbers near 2^53): refuse before any intent.
@@ -60,10 +61,10 @@ extension Journal {
         return plan
     }
 
-    static func firstDamagedMember(_ file: SegmentFile, _ layout: SegmentLayout) throws(JournalError) -> Int? {
+    static func firstDamagedMember(_ file: SegmentFile, name: SegmentName, journalID: JournalID) throws(JournalError) -> Int? {
         var memberBytes: [UInt8] = []
         var payload: [UInt8] = []
-        for member in layout.members {
+        for member in file.members(name: name, journalID: journalID) {
             try file.readMember(member, into: &memberBytes)
             if memberBytes.withUnsafeBytes({ Member.decodePayload($0, header: member.header, into: &payload) }) != nil {
                 return member.offset

@@ -178,25 +178,67 @@ public final class Journal: @unchecked Sendable {
     /// `segmentLimit` segments at most (the cost stays bounded whatever the journal's size).
     public func lastRecord(segmentLimit: Int = 2, where matches: (ArraySlice<UInt8>) -> Bool) throws(JournalError) -> JournalRecord? {
         let names = try segments()
-        var memberBytes: [UInt8] = []
         for (index, name) in names.enumerated().reversed().prefix(segmentLimit) {
             let file = try SegmentFile(self, name, committed: index == names.count - 1)
-            let layout = try SegmentLayout(reading: file, name: name, journalID: id)
-            for member in layout.members.reversed() {
-                try file.readMember(member, into: &memberBytes)
-                let decoded = memberBytes.withUnsafeBytes { Member.decodePayload($0, header: member.header) }
-                guard case .success(let payload) = decoded else { continue }
-                var end = payload.count - 1
-                var sequence = member.header.endSequence
-                while end > 0 {
-                    let start = payload[..<end].lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
-                    sequence -= 1
-                    if matches(payload[start..<end]) { return JournalRecord(sequence: sequence, line: payload[start..<end]) }
-                    end = start - 1
-                }
-            }
+            if let record = try Self.lastRecord(in: file, name: name, journalID: id, where: matches) { return record }
         }
         return nil
+    }
+
+    /// Members kept at a time when looking for the newest record from the end of a segment.
+    static let newestMembersKept = 256
+
+    /// The newest record of one segment file that `matches` accepts. The walk goes forward,
+    /// keeping only the newest `newestMembersKept` to `2 * newestMembersKept` members, which
+    /// are read newest first; only when none of them holds a match is the rest read forward,
+    /// keeping the last match. Memory stays bounded whatever the number of members.
+    static func lastRecord(in file: SegmentFile, name: SegmentName, journalID: JournalID,
+                           where matches: (ArraySlice<UInt8>) -> Bool) throws(JournalError) -> JournalRecord? {
+        var older: [SegmentLayout.Located] = []
+        var newer: [SegmentLayout.Located] = []
+        var dropped = false
+        for member in file.members(name: name, journalID: journalID) {
+            if newer.count == newestMembersKept {
+                dropped = dropped || !older.isEmpty
+                swap(&older, &newer)
+                newer.removeAll(keepingCapacity: true)
+            }
+            newer.append(member)
+        }
+        if let error = file.readError { throw error }
+        var memberBytes: [UInt8] = []
+        for member in (older + newer).reversed() {
+            try file.readMember(member, into: &memberBytes)
+            let decoded = memberBytes.withUnsafeBytes { Member.decodePayload($0, header: member.header) }
+            guard case .success(let payload) = decoded else { continue }
+            var end = payload.count - 1
+            var sequence = member.header.endSequence
+            while end > 0 {
+                let start = payload[..<end].lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
+                sequence -= 1
+                if matches(payload[start..<end]) { return JournalRecord(sequence: sequence, line: payload[start..<end]) }
+                end = start - 1
+            }
+        }
+        guard dropped, let kept = older.first ?? newer.first else { return nil }
+        // None of the newest members holds a match: the older ones, forward, the last match kept.
+        var found: JournalRecord?
+        var payload: [UInt8] = []
+        for member in file.members(name: name, journalID: journalID) {
+            guard member.offset < kept.offset else { break }
+            try file.readMember(member, into: &memberBytes)
+            guard memberBytes.withUnsafeBytes({ Member.decodePayload($0, header: member.header, into: &payload) }) == nil else { continue }
+            var start = 0
+            var sequence = member.header.firstSequence
+            while start < payload.count {
+                let end = payload[start...].firstIndex(of: UInt8(ascii: "\n"))!
+                if matches(payload[start..<end]) { found = JournalRecord(sequence: sequence, line: ArraySlice(Array(payload[start..<end]))) }
+                sequence += 1
+                start = end + 1
+            }
+        }
+        if let error = file.readError { throw error }
+        return found
     }
 
     /// Reads records from `sequence` on, oldest first.

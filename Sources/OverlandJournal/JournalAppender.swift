@@ -240,7 +240,7 @@ public final class JournalAppender {
                 let file = try SegmentFile(journal, name, committed: false)
                 let layout = try SegmentLayout(reading: file, name: name, journalID: journal.id)
                 var damaged = layout.isDamaged
-                for member in layout.members where !damaged {
+                for member in file.members(name: name, journalID: journal.id) where !damaged {
                     try file.readMember(member, into: &memberBytes)
                     if memberBytes.withUnsafeBytes({ Member.decodePayload($0, header: member.header, into: &payload) }) != nil {
                         damaged = true
@@ -362,42 +362,65 @@ public final class JournalAppender {
         endSequence = max(endSequence, last.firstSequence)
         // Read a member at a time: a hostile 255 MiB segment costs what a small one does.
         let file = try SegmentFile(journal, last, committed: false)
-        let layout = try SegmentLayout(reading: file, name: last, journalID: journal.id)
         // The segment's valid part ends at its last intact member (section 8). Without a
         // seal, whatever follows is a torn tail (a header that reached the disk with zeros
         // where its data should be, a cut write), cut below; damage before it, or anywhere
-        // in a sealed segment, has the segment set aside.
+        // in a sealed segment, has the segment set aside. Walked a member at a time, in
+        // file order: a problem is known to lie before the valid end once an intact member
+        // follows it.
         var payloadBytes = 0
-        var intactCount = 0
+        var intactRecords = 0
         var intactEnd = 0
+        var intactEndSequence: UInt64?
+        var createdAt: Int64?
         var smallMembers = 0
-        var problems: [(offset: Int, reason: String)] = layout.damage.map { ($0.offset, $0.reason) }
-        if let tail = layout.tail { problems.append((tail.offset, tail.reason)) }
+        var anyProblem = false
+        var problemBeforeIntact = false
+        /// The first problem after the last intact member so far: the torn tail's reason.
+        var problemAfterIntact: String?
         // Another journal's member is never a torn write: a segment holding one is set aside.
-        let foreign = (layout.damage + (layout.tail.map { [$0] } ?? [])).contains { $0.code == .foreignMember }
+        var foreign = false
+        var records = 0
+        var lastEndSequence: UInt64?
         var memberBytes: [UInt8] = []
         var payload: [UInt8] = []
-        for (index, member) in layout.members.enumerated() {
-            try file.readMember(member, into: &memberBytes)
-            if let damage = memberBytes.withUnsafeBytes({ Member.decodePayload($0, header: member.header, into: &payload) }) {
-                problems.append((member.offset, damage.reason))
-            } else {
-                payloadBytes += payload.count
-                if payload.count < largeMemberBytes { smallMembers += 1 }
-                intactCount = index + 1
-                intactEnd = member.offset + member.header.memberSize
+        func problem(_ reason: String) {
+            anyProblem = true
+            if problemAfterIntact == nil { problemAfterIntact = reason }
+        }
+        var walk = SegmentWalk(file, name: last, journalID: journal.id)
+        while let step = walk.next() {
+            switch step {
+            case .damage(let damage), .tail(let damage):
+                if damage.code == .foreignMember { foreign = true }
+                problem(damage.reason)
+            case .member(let member):
+                records += member.header.recordCount
+                lastEndSequence = member.header.endSequence
+                if createdAt == nil { createdAt = Int64(member.header.writtenAt) }
+                try file.readMember(member, into: &memberBytes)
+                if let damage = memberBytes.withUnsafeBytes({ Member.decodePayload($0, header: member.header, into: &payload) }) {
+                    problem(damage.reason)
+                } else {
+                    payloadBytes += payload.count
+                    if payload.count < largeMemberBytes { smallMembers += 1 }
+                    if problemAfterIntact != nil { problemBeforeIntact = true }
+                    problemAfterIntact = nil
+                    intactRecords = records
+                    intactEnd = member.offset + member.header.memberSize
+                    intactEndSequence = member.header.endSequence
+                }
             }
         }
-        problems.sort { $0.offset < $1.offset }
-        let damaged = layout.endsWithSeal || foreign ? !problems.isEmpty : problems.contains { $0.offset < intactEnd }
-        let intactEndSequence = intactCount > 0 ? layout.members[intactCount - 1].header.endSequence : nil
-        if let end = damaged ? layout.endSequence : intactEndSequence { endSequence = max(endSequence, end) }
+        if let error = file.readError { throw error }
+        let damaged = walk.endsWithSeal || foreign ? anyProblem : problemBeforeIntact
+        if let end = damaged ? lastEndSequence : intactEndSequence { endSequence = max(endSequence, end) }
         if damaged {
             // A sealed segment with a member that does not inflate is damaged too, and is
             // set aside like any other.
             try seal(last, cutAt: nil)
             active = nil
-        } else if layout.endsWithSeal || distrustActive {
+        } else if walk.endsWithSeal || distrustActive {
             // After a failed write or sync this appender trusts nothing it wrote to that
             // file: the waiting records go to a new segment after whatever is there now
             // (what another appender committed meanwhile included).
@@ -405,18 +428,16 @@ public final class JournalAppender {
         } else {
             let validEnd = intactEnd
             if validEnd < file.count {
-                try cutTail(of: last, file: file, at: validEnd,
-                            reason: problems.first { $0.offset >= validEnd }?.reason ?? "unfinished write")
+                try cutTail(of: last, file: file, at: validEnd, reason: problemAfterIntact ?? "unfinished write")
             }
-            if intactCount == 0 {
-                active = nil
-            } else {
-                let intact = layout.members[..<intactCount]
+            if let createdAt, intactEndSequence != nil {
                 active = Active(name: last, fileSize: validEnd, payloadBytes: payloadBytes,
-                                recordCount: intact.reduce(0) { $0 + $1.header.recordCount },
+                                recordCount: intactRecords,
                                 membersAreLarge: smallMembers == 0,
-                                createdAt: Int64(layout.members[0].header.writtenAt),
+                                createdAt: createdAt,
                                 inode: try Self.identity(of: journal.segmentPath(last)).inode)
+            } else {
+                active = nil
             }
         }
     }
@@ -548,7 +569,7 @@ public final class JournalAppender {
             try output.write(memberBytes)
             total += member.header.recordCount
         }
-        for member in layout.members {
+        for member in file.members(name: name, journalID: journal.id) {
             try file.readMember(member, into: &memberBytes)
             // A member that is already large (a bulk import commits 256 KiB at a time) is
             // kept as it is: recompressing it would cost a deflate pass for a few bytes.

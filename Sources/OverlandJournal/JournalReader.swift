@@ -12,10 +12,11 @@ public final class JournalReader {
     // The segment being read.
     private var file: SegmentFile?
     private var memberBytes: [UInt8] = []
-    private var members: [SegmentLayout.Located] = []
-    private var memberIndex = 0
+    /// Its members and damage, walked one at a time (nil once walked to the end).
+    private var walk: SegmentWalk<SegmentFile>?
     private var limit: UInt64 = .max
-    /// Damage found but not yet reported, and whether it waits for an intact member after it.
+    /// Damage found but not yet reported (in file order: only what lies after the last
+    /// intact member), and whether it waits for an intact member after it.
     private var pending: [SegmentLayout.Damage] = []
     private var deferDamage = false
 
@@ -55,8 +56,8 @@ public final class JournalReader {
                 if record.sequence < from { continue }
                 return record
             }
-            if memberIndex < members.count {
-                try openMember()
+            if walk != nil {
+                try walkOn()
                 continue
             }
             finishSegment()
@@ -80,24 +81,39 @@ public final class JournalReader {
             opened = try SegmentFile(journal, name, committed: isLast)
         } catch {
             // A segment deleted by retention since the listing held only sent records.
-            if case .io(_, _, _, let code) = error, code == 2 /* ENOENT */ { members = []; pending = []; return }
+            if case .io(_, _, _, let code) = error, code == 2 /* ENOENT */ { walk = nil; pending = []; return }
             throw error
         }
-        let layout = try SegmentLayout(reading: opened, name: name, journalID: journal.id)
-        file = opened
-        members = layout.members
-        memberIndex = members.firstIndex(where: { $0.header.endSequence > from }) ?? members.count
         // The newest segment without a seal ends at its last intact member; what follows is
         // its torn tail (a write in progress, or what the next appender cuts), not damage.
-        // Damage there is only known to be damage once an intact member follows it.
-        deferDamage = isLast && !layout.endsWithSeal
-        pending = (layout.damage + (layout.tail.map { [$0] } ?? [])).sorted { $0.offset < $1.offset }
-        if !deferDamage { flushPending(before: .max) }
+        // Damage there is only known to be damage once an intact member follows it. Only
+        // the newest segment is walked twice for that (its summary first).
+        deferDamage = false
+        if isLast { deferDamage = try !SegmentLayout(reading: opened, name: name, journalID: journal.id).endsWithSeal }
+        file = opened
+        walk = SegmentWalk(opened, name: name, journalID: journal.id)
+        pending = []
     }
 
-    private func openMember() throws(JournalError) {
-        let member = members[memberIndex]
-        memberIndex += 1
+    /// One step of the segment's walk: a member read (records before `from` are not
+    /// inflated), or damage noted; at the end of the walk, a read that failed is thrown.
+    private func walkOn() throws(JournalError) {
+        guard let step = walk?.next() else {
+            walk = nil
+            if let error = file?.readError { throw error }
+            return
+        }
+        switch step {
+        case .damage(let damage), .tail(let damage):
+            if let error = file?.readError { throw error }
+            pending.append(damage)
+            if !deferDamage { flushPending(before: .max) }
+        case .member(let member):
+            if member.header.endSequence > from { try openMember(member) }
+        }
+    }
+
+    private func openMember(_ member: SegmentLayout.Located) throws(JournalError) {
         try file?.readMember(member, into: &memberBytes)
         let damage = memberBytes.withUnsafeBytes {
             Member.decodePayload($0, header: member.header, into: &payload)
@@ -106,7 +122,6 @@ public final class JournalReader {
         if let damage {
             payload.removeAll(keepingCapacity: true)
             pending.append(SegmentLayout.Damage(offset: member.offset, length: member.header.memberSize, reason: damage.reason, code: damage.code))
-            pending.sort { $0.offset < $1.offset }
             if !deferDamage { flushPending(before: .max) }
         } else {
             sequence = member.header.firstSequence

@@ -44,9 +44,9 @@ struct MovedSegment {
     final class Members {
         let segment: MovedSegment
         let file: SegmentFile
-        let layout: SegmentLayout
         let seal: MemberHeader
-        private var index = 0
+        /// The source's members, walked one at a time.
+        private var walk: SegmentWalk<SegmentFile>
         private var memberBytes: [UInt8] = []
         /// The lines of the current member (newline-terminated).
         private(set) var payload: [UInt8] = []
@@ -54,20 +54,20 @@ struct MovedSegment {
         init(_ segment: MovedSegment) throws(JournalError) {
             self.segment = segment
             file = try SegmentFile(segment.source, segment.plan.name, committed: false)
-            layout = try SegmentLayout(reading: file, name: segment.plan.name, journalID: segment.source.id)
+            let layout = try SegmentLayout(reading: file, name: segment.plan.name, journalID: segment.source.id)
             guard let seal = layout.seal, !layout.isDamaged else {
                 throw .untrusted(path: file.path, reason: "segment of a pending move is no longer sealed and intact")
             }
             self.seal = seal
+            walk = SegmentWalk(file, name: segment.plan.name, journalID: segment.source.id)
         }
 
         /// The next member with records to move: its header, and the range of `payload` from
         /// the first moved line to the end of the last, with their source sequence numbers.
         func next() throws(JournalError) -> (member: SegmentLayout.Located, lines: Range<Int>, first: UInt64, count: Int)? {
             let plan = segment.plan
-            while index < layout.members.count {
-                let member = layout.members[index]
-                index += 1
+            while let step = walk.next() {
+                guard let member = step.member else { continue }
                 let first = member.header.firstSequence
                 guard member.header.endSequence > plan.from, first < plan.end else { continue }
                 try file.readMember(member, into: &memberBytes)
@@ -92,6 +92,7 @@ struct MovedSegment {
                 guard let kept else { continue }
                 return (member, kept, keptFirst, keptCount)
             }
+            if let error = file.readError { throw error }
             return nil
         }
 
