@@ -28,19 +28,11 @@ final class FakeMQTTBroker: @unchecked Sendable {
     init(subackCode: UInt8 = 1, greeting: @escaping (Int32) -> Void = { _ in }) throws {
         self.subackCode = subackCode
         self.greeting = greeting
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ready = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 && listen(fd, 8) == 0
-            }
+        guard let (fd, port) = LoopbackSocket.open(backlog: 8) else {
+            throw ToolRunnerError(description: "fake broker: cannot listen: errno \(errno)")
         }
-        guard fd >= 0, ready else { throw ToolRunnerError(description: "fake broker: cannot listen: errno \(errno)") }
         listener = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = port
         let thread = Thread { [self] in serve() }
         thread.start()
     }

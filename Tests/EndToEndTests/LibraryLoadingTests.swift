@@ -24,15 +24,20 @@ import Glibc
 
     static let tracing: [String: String?] = ["LD_DEBUG": "files"]
 
+    /// `result` succeeded, and the loader mapped none of the MQTT libraries (it did map the
+    /// C library: the instrument works).
+    static func expectNoMQTTLibrary(_ result: ToolResult, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(result.succeeded, "\(result.stdoutText) \(result.stderrText.suffix(2000))", sourceLocation: sourceLocation)
+        let loaded = loaded(result)
+        #expect(loaded.contains { $0.hasPrefix("libc.so") }, "\(loaded)", sourceLocation: sourceLocation)
+        #expect(!loaded.contains { name in mqttLibraries.contains { name.contains($0) } }, "\(loaded)", sourceLocation: sourceLocation)
+    }
+
     @Test func loggerLoadsNoMQTTLibrary() throws {
         let sandbox = try ReliabilitySandbox(prefix: "overland-dlopen-log")
         let sample = PackageSupport.repository + "/samples/quectel-l76k.nmea"
         let result = try sandbox.log.run(["--journal", sandbox.journal, sample], environment: Self.tracing)
-        #expect(result.succeeded, "\(result.stdoutText) \(result.stderrText.suffix(2000))")
-        let loaded = Self.loaded(result)
-        // The instrument works: it sees the C library.
-        #expect(loaded.contains { $0.hasPrefix("libc.so") }, "\(loaded)")
-        #expect(!loaded.contains { name in Self.mqttLibraries.contains { name.contains($0) } }, "\(loaded)")
+        Self.expectNoMQTTLibrary(result)
     }
 
     @Test func httpSyncLoadsNoMQTTLibrary() throws {
@@ -41,11 +46,8 @@ import Glibc
         let server = try LocalServer()
         defer { server.stop() }
         let result = try sandbox.sync.run(["--journal", sandbox.journal, "--url", server.url, "--now"], environment: Self.tracing)
-        #expect(result.succeeded, "\(result.stdoutText) \(result.stderrText.suffix(2000))")
+        Self.expectNoMQTTLibrary(result)
         #expect(try sandbox.cursor() == 20)
-        let loaded = Self.loaded(result)
-        #expect(loaded.contains { $0.hasPrefix("libc.so") }, "\(loaded)")
-        #expect(!loaded.contains { name in Self.mqttLibraries.contains { name.contains($0) } }, "\(loaded)")
     }
 
     @Test func mqttSyncLoadsTheLibraryWhenItRuns() throws {

@@ -281,20 +281,11 @@ final class FakeGPSD: @unchecked Sendable {
     private var client: Int32 = -1
 
     init(lines: String) throws {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { throw ToolRunnerError(description: "socket: errno \(errno)") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(descriptor, pointer, length) == 0 && getsockname(descriptor, pointer, &length) == 0 && listen(descriptor, 4) == 0
-            }
+        guard let (descriptor, port) = LoopbackSocket.open(backlog: 4) else {
+            throw ToolRunnerError(description: "listen on 127.0.0.1: errno \(errno)")
         }
-        guard listening else { throw ToolRunnerError(description: "listen on 127.0.0.1: errno \(errno)") }
         listener = descriptor
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = port
         let bytes = Array(lines.utf8)
         Thread { [weak self] in
             let fd = accept(descriptor, nil, nil)

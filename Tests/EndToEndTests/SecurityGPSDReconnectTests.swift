@@ -18,17 +18,11 @@ struct SecurityGPSDReconnectTests {
         private var times: [ContinuousClock.Instant] = []
 
         init() throws {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+            guard let (fd, port) = LoopbackSocket.open(backlog: 64) else {
+                throw ToolRunnerError(description: "cannot listen: errno \(errno)")
             }
-            guard fd >= 0, bound, listen(fd, 64) == 0 else { throw ToolRunnerError(description: "cannot listen: errno \(errno)") }
             descriptor = fd
-            port = Int(UInt16(bigEndian: address.sin_port))
+            self.port = port
             let thread = Thread { [self] in acceptForever() }
             thread.start()
         }

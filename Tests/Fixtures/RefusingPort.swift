@@ -26,8 +26,19 @@ enum SilentPort {
 /// process exits.
 private enum LoopbackPort {
     static func reserve(listening: Bool) -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        precondition(descriptor >= 0, "socket: errno \(errno)")
+        let opened = LoopbackSocket.open(backlog: listening ? 64 : nil)
+        precondition(opened != nil, "bind 127.0.0.1:0\(listening ? " and listen" : ""): errno \(errno)")
+        return opened!.port
+    }
+}
+
+/// A TCP socket on a free port of 127.0.0.1 (close-on-exec: no child process inherits it),
+/// listening with `backlog` unless nil: what every loopback stand-in of the tests (a gpsd,
+/// a broker) starts from. The caller owns the descriptor. Nil, with errno set, on failure.
+enum LoopbackSocket {
+    static func open(backlog: Int32?) -> (descriptor: Int32, port: Int)? {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { return nil }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = 0
@@ -38,8 +49,12 @@ private enum LoopbackPort {
                 bind(descriptor, pointer, length) == 0 && getsockname(descriptor, pointer, &length) == 0
             }
         }
-        precondition(bound, "bind 127.0.0.1:0: errno \(errno)")
-        precondition(!listening || listen(descriptor, 64) == 0, "listen on 127.0.0.1: errno \(errno)")
-        return Int(UInt16(bigEndian: address.sin_port))
+        guard bound, backlog.map({ listen(descriptor, $0) == 0 }) ?? true else {
+            let saved = errno
+            close(descriptor)
+            errno = saved
+            return nil
+        }
+        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
     }
 }

@@ -108,7 +108,7 @@ import Testing
     /// Random streams of small and large packets, cut at random: what passes is exactly
     /// the small packets, and every large publish is named once.
     @Test(arguments: 0..<40) func fuzzedStreams(seed: Int) throws {
-        var generator = SeededGenerator(seed: UInt64(seed) &+ 0x6D717474)
+        var generator = SplitMix(state: UInt64(seed) &+ 0x6D717474)
         var stream: [UInt8] = []
         var expected: [UInt8] = []
         var large = 0
@@ -140,18 +140,5 @@ import Testing
             if boundary.atBoundary { ends.append(index) }
         }
         #expect(ends == [203, 205, 213])
-    }
-}
-
-/// A small deterministic generator (SplitMix64).
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
