@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import OverlandJournal
 import Testing
@@ -30,7 +31,7 @@ import Glibc
         #expect(finished.succeeded, "\(finished)")
         #expect(try sandbox.cursor() == UInt64(points))
         let times = server.requests.compactMap { request -> String? in
-            let root = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any]
+            let root = (try? JSONScan.object(request.body))
             return (root?["location"] as? [String: Any])?["timestamp"] as? String
         }
         #expect(times.count == server.requests.count)
