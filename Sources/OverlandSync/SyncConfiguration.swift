@@ -79,7 +79,7 @@ public struct SyncConfiguration: Sendable, Equatable {
     /// Which receiver this is, as ``SyncState/failuresAgainst`` records it: failures
     /// against another fingerprint (the url or token changed since) no longer apply.
     public var receiverFingerprint: String {
-        SyncState.fingerprint(endpoint: endpoint, token: effectiveToken)
+        SyncState.fingerprint(url: endpoint, token: effectiveToken)
     }
 
     /// The protocol the receiver is spoken to in: `wireProtocol`, except that the Overland

@@ -486,7 +486,7 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
         repaired.sendIntervalSeconds = 300
         let retried = try await sync(fixture, repaired, clock: clock)
         #expect(retried.outcome == .delivered && retried.sentRecords == 70, "\(retried)")
-        #expect(retried.warnings == [SyncEngine.destinationChangedNote])
+        #expect(retried.warnings == [SyncReport.destinationChangedNote])
         #expect(fixture.cursor == 120)
         // Sending off still holds it, and then nothing claims a try.
         clock.advance(5)
