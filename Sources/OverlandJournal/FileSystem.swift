@@ -282,7 +282,11 @@ enum FileSystem {
 
     /// Writes a small file whole and durably: temporary file, fsync, rename, directory fsync.
     /// After a crash the target holds the old content or the new, never a mix.
-    static func replaceAtomically(_ path: String, with bytes: [UInt8], faultPrefix: String? = nil) throws(JournalError) {
+    /// `durably: false` leaves out both fsyncs: the replacement is atomic (a killed process
+    /// leaves the old or the new file) but a power cut may undo it until `syncFile` and
+    /// `syncDirectory` (the durability pacing of cursors, journal-format.md section 9).
+    static func replaceAtomically(_ path: String, with bytes: [UInt8], faultPrefix: String? = nil,
+                                  durably: Bool = true) throws(JournalError) {
         try checkRegularFile(path)
         let directory = parentDirectory(of: path)
         let temporary = directory + "/.tmp-" + baseName(of: path)
@@ -290,7 +294,7 @@ enum FileSystem {
         let fd = try createExclusive(temporary)
         do {
             try writeAll(fd, bytes, path: temporary)
-            try sync(fd, path: temporary)
+            if durably { try sync(fd, path: temporary) }
         } catch {
             close(fd)
             try? remove(temporary)
@@ -300,7 +304,15 @@ enum FileSystem {
         if let faultPrefix { FaultPoint.reach(faultPrefix + ".after-write") }
         try rename(temporary, path)
         if let faultPrefix { FaultPoint.reach(faultPrefix + ".after-rename") }
-        try syncDirectory(directory)
+        if durably { try syncDirectory(directory) }
+    }
+
+    /// Makes an existing regular file's content durable (fsync); a missing file is fine.
+    static func syncFile(_ path: String) throws(JournalError) {
+        guard try checkRegularFile(path) else { return }
+        let fd = try openForReading(path)
+        defer { close(fd) }
+        try sync(fd, path: path)
     }
 
     /// `replaceAtomically` for a file too large to hold in memory: written a piece at a

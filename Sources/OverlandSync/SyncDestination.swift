@@ -33,12 +33,16 @@ public struct SyncTiming: Sendable {
     public var wallClock: @Sendable () -> Int64
     /// A number in 0..<1 for the backoff's jitter.
     public var random: @Sendable () -> Double
+    /// Now, monotonic (how often the cursor is made durable: `DurabilityPacer`).
+    public var monotonicClock: @Sendable () -> ContinuousClock.Instant
 
     public init(backoff: SyncBackoff = SyncBackoff(), wallClock: @escaping @Sendable () -> Int64 = { Journal.currentTime() },
-                random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
+                random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+                monotonicClock: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }) {
         self.backoff = backoff
         self.wallClock = wallClock
         self.random = random
+        self.monotonicClock = monotonicClock
     }
 }
 
@@ -132,9 +136,10 @@ extension SyncDestination {
         state.nextAttempt = failedAt + Int64(CheckedInteger.roundedUp(min(delay, 86_400 * 366)) ?? 86_400)
     }
 
-    /// Saves `state` whole and durably; a failure is a warning on `report`.
-    public func saveState(_ state: SyncState, into report: inout SyncReport) {
-        do { try state.save(in: journal, as: stateFileName) } catch { report.warnings.append(error.description) }
+    /// Saves `state` whole, and durably unless told not to (the run's end saves it durably);
+    /// a failure is a warning on `report`.
+    public func saveState(_ state: SyncState, into report: inout SyncReport, durably: Bool = true) {
+        do { try state.save(in: journal, as: stateFileName, durably: durably) } catch { report.warnings.append(error.description) }
     }
 
     /// The run's notes about its start, first on the report: an unreadable state file, and

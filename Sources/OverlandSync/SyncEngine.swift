@@ -12,11 +12,11 @@ import OverlandProtocol
 ///    holds it (`SyncDestination`: sending off, the backoff after failures, the send
 ///    interval since the last delivery; a changed url or token is tried at once);
 /// 3. sends batch after batch until nothing waits, an attempt fails, or `maxTime` runs
-///    out; after each acknowledged batch the cursor moves (atomically and durably), so a
+///    out; after each acknowledged batch the cursor moves (replaced atomically), so a
 ///    kill at any point resends at most the one batch in flight, byte for byte the same
-///    `locations` (a resend's `current` and URL placeholders may show a newer point);
-///    for receivers of one point per request the cursor is written every 100 requests or
-///    250 ms and at the end of the run, so a kill resends at most those (`moveCursor`);
+///    `locations` (a resend's `current` and URL placeholders may show a newer point); the
+///    cursor is made durable (fsync) at most once a second and at the end of the run
+///    (`DurabilityPacer`), so a power cut resends at most the batches of the last second;
 /// 4. records the outcome in `state/sync.json` as every destination does
 ///    (`recordDelivery`, `recordFailure`), and deletes delivered segments past their
 ///    retention.
@@ -33,8 +33,8 @@ public final class SyncEngine: Sendable, SyncDestination {
     /// The backoff and the clocks.
     public let timing: SyncTiming
 
-    /// Creates an engine. `wallClock` (Unix seconds) and `random` (0..<1, for the backoff's
-    /// jitter) are there for tests.
+    /// Creates an engine. `wallClock` (Unix seconds), `random` (0..<1, for the backoff's
+    /// jitter) and `monotonicClock` (the cursor's durability pacing) are there for tests.
     public convenience init(
         journal: Journal,
         configuration: SyncConfiguration,
@@ -42,10 +42,11 @@ public final class SyncEngine: Sendable, SyncDestination {
         cursor: CursorName = .default,
         backoff: SyncBackoff = SyncBackoff(),
         wallClock: @escaping @Sendable () -> Int64 = { Journal.currentTime() },
-        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+        monotonicClock: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
     ) {
         self.init(journal: journal, configuration: configuration, transport: transport, cursor: cursor,
-                  timing: SyncTiming(backoff: backoff, wallClock: wallClock, random: random))
+                  timing: SyncTiming(backoff: backoff, wallClock: wallClock, random: random, monotonicClock: monotonicClock))
     }
 
     /// Creates an engine with `timing`'s backoff and clocks.
@@ -177,9 +178,15 @@ public final class SyncEngine: Sendable, SyncDestination {
         try journal.cursor(for: cursorName)
     }
 
-    /// Records that the server acknowledged every record before `next`.
+    /// Records that the server acknowledged every record before `next`: replaced
+    /// atomically, durable at the next `syncCursor` (`moveCursor` paces them).
     private func advanceCursor(to next: UInt64) throws(JournalError) {
-        try CursorWrites.advance(journal, cursorName, to: next)
+        try CursorWrites.advance(journal, cursorName, to: next, durably: false)
+    }
+
+    /// Makes the cursor's writes so far durable.
+    private func syncCursor() throws(JournalError) {
+        try CursorWrites.makeDurable(journal, cursorName)
     }
 
     /// The configured protocol's receiver (validation has made sure there is one).
@@ -210,14 +217,8 @@ public final class SyncEngine: Sendable, SyncDestination {
         var cursorMoved = false
         /// Whether the state was saved since the run's first delivery (see `acknowledged`).
         var stateSavedAfterDelivery = false
-        /// Whether cursor writes are grouped (receivers of one point per request).
-        var groupsCursorWrites = false
-        /// Where the cursor goes at the next write, when it has not been written yet.
-        var pendingCursor: UInt64?
-        /// Requests handled since the cursor was last written.
-        var pendingRequests = 0
-        /// When the cursor was last written.
-        var cursorWrittenAt = ContinuousClock.now
+        /// When the cursor's writes are made durable.
+        var pacer: DurabilityPacer
 
         /// Counts the records `batch` passes over: by the logging mode, or not carried by
         /// the receiver; the state keeps their sum (records handled but not sent).
@@ -227,8 +228,9 @@ public final class SyncEngine: Sendable, SyncDestination {
             state.skippedRecords += batch.skipped + batch.notCarried
         }
 
-        init(state: SyncState) {
+        init(state: SyncState, pacer: DurabilityPacer) {
             self.state = state
+            self.pacer = pacer
         }
 
         mutating func fail(_ outcome: SyncReport.Outcome, _ message: String) {
@@ -254,10 +256,9 @@ public final class SyncEngine: Sendable, SyncDestination {
         } catch {
             return SyncReport(outcome: .journalError(error), message: error.description)
         }
-        var progress = Progress(state: state)
-        progress.groupsCursorWrites = receiver.batchRule == .onePerRequest
+        var progress = Progress(state: state, pacer: DurabilityPacer(now: timing.monotonicClock))
         await send(from: builder, to: receiver, progress: &progress, listeners: listeners)
-        _ = writeCursor(&progress)
+        makeCursorDurable(&progress)
         return conclude(&progress)
     }
 
@@ -391,7 +392,8 @@ public final class SyncEngine: Sendable, SyncDestination {
             // drain leaves neither the backoff for the next one to wait out nor "last
             // sent never" for `overland status` while points have gone.
             progress.stateSavedAfterDelivery = true
-            saveState(progress.state, into: &progress.report)
+            // Not fsynced: the run's end saves it durably.
+            saveState(progress.state, into: &progress.report, durably: false)
         }
         if let set = reply.set { listeners.onSet?(set) }
         listeners.onProgress?(SyncProgress(sentRecords: progress.report.sentRecords, batches: progress.report.batches,
@@ -399,43 +401,39 @@ public final class SyncEngine: Sendable, SyncDestination {
         return true
     }
 
-    /// Requests of one point each write the cursor together, every this many.
-    static let cursorGroupSize = 100
-    /// ... or after this long, whichever comes first.
-    static let cursorGroupInterval = Duration.milliseconds(250)
-
-    /// The records before `next` are handled: the cursor moves there. Each move is written
-    /// at once (atomically and durably), except for receivers of one point per request,
-    /// whose moves are written together every `cursorGroupSize` requests or
-    /// `cursorGroupInterval`, and when the run ends however it ends (`writeCursor`): a
-    /// durable write per point would cap a drain at the disk's fsync rate (a few hundred
-    /// points a second), and a kill -9 between two writes resends at most one group,
-    /// never loses a point. False when the cursor could not be written.
+    /// The records before `next` are handled: the cursor moves there, replaced atomically
+    /// at once (a kill -9 resends at most the batch in flight) and made durable when the
+    /// pacer says so (a power cut resends at most the batches of its interval): a durable
+    /// write per batch would cap a drain at the disk's fsync rate. False when the cursor
+    /// could not be written.
     private func moveCursor(to next: UInt64, progress: inout Progress) -> Bool {
-        progress.pendingCursor = next
-        progress.pendingRequests += 1
-        if progress.groupsCursorWrites, progress.pendingRequests < Self.cursorGroupSize,
-           ContinuousClock.now - progress.cursorWrittenAt < Self.cursorGroupInterval {
-            return true
-        }
-        return writeCursor(&progress)
-    }
-
-    /// Writes the cursor where the handled records put it, if it has not been written
-    /// yet. False when it could not be.
-    private func writeCursor(_ progress: inout Progress) -> Bool {
-        guard let next = progress.pendingCursor else { return true }
         do {
             try advanceCursor(to: next)
+            progress.cursorMoved = true
+            if progress.pacer.wrote() {
+                try syncCursor()
+                progress.pacer.madeDurable()
+            }
         } catch {
             progress.fail(.journalError(error), error.description)
             return false
         }
-        progress.pendingCursor = nil
-        progress.pendingRequests = 0
-        progress.cursorWrittenAt = ContinuousClock.now
-        progress.cursorMoved = true
         return true
+    }
+
+    /// At the end of the run, however it ends: the cursor's last writes made durable.
+    private func makeCursorDurable(_ progress: inout Progress) {
+        guard progress.pacer.pending else { return }
+        do {
+            try syncCursor()
+            progress.pacer.madeDurable()
+        } catch {
+            if progress.failure == nil {
+                progress.fail(.journalError(error), error.description)
+            } else {
+                progress.report.warnings.append(error.description)
+            }
+        }
     }
 
     /// Ends the run: a failure sets the backoff, the state is saved, delivered segments

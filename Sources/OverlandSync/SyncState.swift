@@ -68,9 +68,10 @@ public struct SyncState: Sendable, Equatable {
         return SyncState(parsing: bytes) ?? SyncState()
     }
 
-    /// Replaces the state file `name` whole and durably.
-    public func save(in journal: Journal, as name: String = SyncState.fileName) throws(JournalError) {
-        try journal.writeState(name, encoded)
+    /// Replaces the state file `name` whole and durably (`durably: false`: atomically, the
+    /// fsyncs left out; a run's progress, saved durably again at its end).
+    public func save(in journal: Journal, as name: String = SyncState.fileName, durably: Bool = true) throws(JournalError) {
+        try journal.writeState(name, encoded, durably: durably)
     }
 
     /// Reads the file's JSON; nil when it is not a JSON object.
