@@ -82,12 +82,15 @@ extension FileSystem {
         }
     }
 
-    /// Creates a private directory if missing; refuses a symlink or a file in its place.
+    /// Creates a private directory if missing, durably: a new directory's name is made
+    /// durable by fsyncing its parent (without it a power cut may take the directory, and
+    /// every file in it, back: the cursors, the state, a new journal). Refuses a symlink or
+    /// a file in its place.
     public func makeDirectory(_ path: String) throws(JournalError) {
-        _ = try createDirectory(path)
+        if try createDirectory(path) { try syncDirectory(FilePath.parentDirectory(of: path)) }
     }
 
-    /// Creates every missing directory of `path`, each private.
+    /// Creates every missing directory of `path`, each private and durable.
     public func makeDirectories(_ path: String) throws(JournalError) {
         var prefix = path.hasPrefix("/") ? "/" : ""
         for component in path.split(separator: "/") {
