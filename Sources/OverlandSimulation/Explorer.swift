@@ -14,22 +14,22 @@ public struct Explorer: Sendable {
     }
 
     /// Runs the workload of `seed`.
-    public func run(seed: UInt64) -> Outcome {
+    public func run(seed: UInt64) async -> Outcome {
         let steps = Step.workload(seed: seed)
         let simulation = Simulation(ignores: ignores)
-        let violation = simulation.run(steps)
+        let violation = await simulation.run(steps)
         return Outcome(seed: seed, steps: steps, crashStates: simulation.crashStates, violation: violation)
     }
 
     /// The violation `steps` end in, if any.
-    public func replay(_ steps: [Step]) -> Violation? {
-        Simulation(ignores: ignores).run(steps)
+    public func replay(_ steps: [Step]) async -> Violation? {
+        await Simulation(ignores: ignores).run(steps)
     }
 
     /// A shorter list of steps that still breaks the same invariant, found by removing
     /// chunks of steps, halving the chunk size down to one step, while the run still fails.
-    public func shrink(_ steps: [Step]) -> (steps: [Step], violation: Violation)? {
-        guard var violation = replay(steps) else { return nil }
+    public func shrink(_ steps: [Step]) async -> (steps: [Step], violation: Violation)? {
+        guard var violation = await replay(steps) else { return nil }
         var current = steps
         var chunk = max(1, current.count / 2)
         while chunk >= 1 {
@@ -37,7 +37,7 @@ public struct Explorer: Sendable {
             while start >= 0 {
                 var candidate = current
                 candidate.removeSubrange(start..<min(current.count, start + chunk))
-                if let failure = replay(candidate), failure.kind == violation.kind {
+                if let failure = await replay(candidate), failure.kind == violation.kind {
                     current = candidate
                     violation = failure
                 }

@@ -27,6 +27,18 @@ enum Invariants {
         return (Int64(second), device[...])
     }
 
+    /// Every point id in a request body, in order.
+    static func pointIDs(in body: ArraySlice<UInt8>) -> [Int] {
+        var ids: [Int] = []
+        var rest = body
+        let marker = Array("{\"i\":".utf8)
+        while let start = rest.indices.first(where: { rest[$0...].starts(with: marker) }) {
+            if let id = pointID(rest[start...]) { ids.append(id) }
+            rest = rest[(start + marker.count)...]
+        }
+        return ids
+    }
+
     private static func number(after prefix: String, in line: ArraySlice<UInt8>) -> Int? {
         let marker = Array(prefix.utf8)
         guard let start = line.indices.first(where: { line[$0...].starts(with: marker) }) else { return nil }

@@ -3,7 +3,10 @@ import OverlandSync
 
 extension Simulation {
     /// Performs one step; returns what failed (meaningful only while the power is on).
-    func perform(_ step: Step) -> String? {
+    func perform(_ step: Step) async -> String? {
+        if case .engine(let destination, let batch, let outcomes) = step {
+            return await runEngine(destination, batch: batch, outcomes)
+        }
         guard let journal, let appender else { return "no journal open" }
         do {
             switch step {
@@ -13,7 +16,7 @@ extension Simulation {
             case .sync(let destination, let batch, let outcome): try sync(journal, destination, batch: batch, outcome)
             case .prune: try prune(journal)
             case .repair: try appender.repairAll()
-            case .cut: break
+            case .cut, .engine: break
             }
             return nil
         } catch {
@@ -69,6 +72,26 @@ extension Simulation {
             state.consecutiveFailures += 1
         }
         try state.save(in: journal, as: SyncState.fileName(forDestination: name.text))
+    }
+
+    /// One run of the real sync engine through a simulated receiver. Its report is not a
+    /// failure of the simulation (a reset is a failed run); what the receiver stored is.
+    func runEngine(_ destination: Int, batch: Int, _ outcomes: [Step.Delivery]) async -> String? {
+        guard let journal else { return "no journal open" }
+        var configuration = SyncConfiguration(endpoint: "https://receiver.invalid/", token: "simulated", deviceID: "sim")
+        configuration.batchSize = batch
+        let receiver = SimulatedReceiver(outcomes)
+        let now = disk.now
+        let engine = SyncEngine(journal: journal, configuration: configuration, transport: receiver,
+                                cursor: CursorName(Self.destinations[destination])!, wallClock: { now }, random: { 0.5 })
+        let report = await engine.run(sendNow: true)
+        for id in receiver.stored { model.received[destination][id, default: 0] += 1 }
+        // Each request that ended in a lost acknowledgement or a duplicate may come again.
+        model.resendAllowance[destination] += receiver.answered.filter { $0 == .ackLost || $0 == .duplicated }.count
+        switch report.outcome {
+        case .delivered, .nothingToSend, .retryLater: return nil
+        default: return disk.isDead ? nil : "sync engine: \(report.outcome): \(report.message ?? "")"
+        }
     }
 
     func prune(_ journal: Journal) throws(JournalError) {

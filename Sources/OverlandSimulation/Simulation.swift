@@ -8,7 +8,8 @@ import OverlandSync
 public final class Simulation {
     public static let journalPath = "/data/journal"
     public static let destinations = ["default", "home", "work"]
-    public static let maxBatch = 25
+    /// The largest batch: the sync engine's smallest allowed batch size.
+    public static let maxBatch = 50
 
     let ignores: SimulatedDisk.Ignores
     var disk: SimulatedDisk
@@ -39,7 +40,7 @@ public final class Simulation {
     }
 
     /// Runs `steps`; returns the first violation, if any.
-    public func run(_ steps: [Step]) -> Violation? {
+    public func run(_ steps: [Step]) async -> Violation? {
         do {
             try open()
             try addDestinations()
@@ -54,7 +55,7 @@ public final class Simulation {
             }
             if case .cut(let change, _)? = pendingCut { disk.cutPower(beforeChange: disk.changes + change - 1) }
             log.append(step.description)
-            if let failure = perform(step), !disk.isDead {
+            if let failure = await perform(step), !disk.isDead {
                 return Violation(step: index, kind: "error", message: "\(step): \(failure)")
             }
             if case .cut(_, let image)? = pendingCut {

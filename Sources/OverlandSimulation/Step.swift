@@ -9,6 +9,10 @@ public enum Step: Sendable, Equatable, CustomStringConvertible {
     case timeIndex
     /// A sync to `destination` sends up to `batch` records; the receiver's side goes as `outcome`.
     case sync(destination: Int, batch: Int, outcome: Delivery)
+    /// A run of the sync engine (`SyncEngine.run`, protocol overland) to `destination`,
+    /// batches of `batch`, its receiver answering the requests as `outcomes` say, in turn
+    /// (past them: reset, and the run ends).
+    case engine(destination: Int, batch: Int, outcomes: [Delivery])
     /// Retention: sealed segments every destination acknowledged are deleted.
     case prune
     /// `overland journal repair`.
@@ -35,6 +39,8 @@ public enum Step: Sendable, Equatable, CustomStringConvertible {
         case .seal: "seal the active segment"
         case .timeIndex: "save the time index"
         case .sync(let destination, let batch, let outcome): "sync to \(Simulation.destinations[destination]): up to \(batch) records, \(outcome.rawValue)"
+        case .engine(let destination, let batch, let outcomes):
+            "sync engine run to \(Simulation.destinations[destination]), batches of \(batch): \(outcomes.map(\.rawValue).joined(separator: ", ")), then reset"
         case .prune: "remove sent segments"
         case .repair: "journal repair"
         case .cut(let change, let image): "power cut at change \(change) of the next step (image \(image))"
@@ -53,7 +59,11 @@ public enum Step: Sendable, Equatable, CustomStringConvertible {
                 steps.append(.log(count: Int.random(in: 1...40, using: &random), pad: Int.random(in: 0...300, using: &random)))
             case 35..<40: steps.append(.seal)
             case 40..<44: steps.append(.timeIndex)
-            case 44..<72:
+            case 44..<58:
+                let outcomes = (0..<Int.random(in: 1...4, using: &random)).map { _ in Delivery.allCases.randomElement(using: &random)! }
+                steps.append(.engine(destination: Int.random(in: 0..<Simulation.destinations.count, using: &random),
+                                     batch: Simulation.maxBatch, outcomes: outcomes))
+            case 58..<72:
                 steps.append(.sync(destination: Int.random(in: 0..<Simulation.destinations.count, using: &random),
                                    batch: Int.random(in: 1...Simulation.maxBatch, using: &random),
                                    outcome: Delivery.allCases.randomElement(using: &random)!))

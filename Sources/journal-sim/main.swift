@@ -60,11 +60,11 @@ var clock = timespec()
 clock_gettime(CLOCK_MONOTONIC, &clock)
 let started = Double(clock.tv_sec) + Double(clock.tv_nsec) / 1e9
 for seed in first..<(first &+ seeds) {
-    let outcome = explorer.run(seed: seed)
+    let outcome = await explorer.run(seed: seed)
     crashStates += outcome.crashStates
     guard let violation = outcome.violation else { continue }
     emit("seed \(seed) failed \(violation)", to: 1)
-    let (steps, shrunk) = explorer.shrink(outcome.steps) ?? (outcome.steps, violation)
+    let (steps, shrunk) = await explorer.shrink(outcome.steps) ?? (outcome.steps, violation)
     emit("minimal trace (\(steps.count) of \(outcome.steps.count) steps), ending \(shrunk):", to: 1)
     for (index, step) in steps.enumerated() { emit("  \(index): \(step)", to: 1) }
     emit("replay: journal-sim --seeds 1 --first \(seed)" + (ignores == .nothing ? "" : " --disk-ignores \(ignores.rawValue)"), to: 1)

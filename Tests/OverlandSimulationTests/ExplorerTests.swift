@@ -10,8 +10,8 @@ import Testing
     /// directories never reached the disk), seed 1 its named cursors (`cursors/`), the floor
     /// then standing above them.
     @Test(arguments: [UInt64(1), 2, 5, 6, 7, 8])
-    func regressionSeed(_ seed: UInt64) {
-        let outcome = Explorer().run(seed: seed)
+    func regressionSeed(_ seed: UInt64) async {
+        let outcome = await Explorer().run(seed: seed)
         #expect(outcome.violation == nil, "\(outcome.violation.map { "\($0)" } ?? "")")
         #expect(outcome.crashStates > 0)
     }
@@ -39,14 +39,18 @@ import Testing
     /// The explorer finds what a lying disk does within 200 seeds, and its shrunk trace
     /// still fails the same way.
     @Test(arguments: [SimulatedDisk.Ignores.fsync, .dirFsync])
-    func lyingDiskIsFound(_ lie: SimulatedDisk.Ignores) throws {
+    func lyingDiskIsFound(_ lie: SimulatedDisk.Ignores) async throws {
         let explorer = Explorer(ignores: lie)
-        let failing = (UInt64(1)...200).lazy.map { explorer.run(seed: $0) }.first { $0.violation != nil }
+        var failing: Explorer.Outcome?
+        for seed in UInt64(1)...200 {
+            let outcome = await explorer.run(seed: seed)
+            if outcome.violation != nil { failing = outcome; break }
+        }
         let outcome = try #require(failing)
         let violation = try #require(outcome.violation)
-        let shrunk = try #require(explorer.shrink(outcome.steps))
+        let shrunk = try #require(await explorer.shrink(outcome.steps))
         #expect(shrunk.steps.count <= outcome.steps.count)
         #expect(shrunk.violation.kind == violation.kind)
-        #expect(explorer.replay(shrunk.steps) == shrunk.violation, "a trace replays exactly")
+        #expect(await explorer.replay(shrunk.steps) == shrunk.violation, "a trace replays exactly")
     }
 }
