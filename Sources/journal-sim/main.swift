@@ -66,7 +66,9 @@ for seed in first..<(first &+ seeds) {
     emit("seed \(seed) failed \(violation)", to: 1)
     let (steps, shrunk) = await explorer.shrink(outcome.steps) ?? (outcome.steps, violation)
     emit("minimal trace (\(steps.count) of \(outcome.steps.count) steps), ending \(shrunk):", to: 1)
+    emit("  setup: create \(Simulation.journalPath), place the cursors of \(Simulation.destinations.joined(separator: ", ")) at 0", to: 1)
     for (index, step) in steps.enumerated() { emit("  \(index): \(step)", to: 1) }
+    emit("  end: power cut, recovery, the invariants checked", to: 1)
     emit("replay: journal-sim --seeds 1 --first \(seed)" + (ignores == .nothing ? "" : " --disk-ignores \(ignores.rawValue)"), to: 1)
     exit(1)
 }
