@@ -82,6 +82,11 @@ let package = Package(
         // Drives the journal library through scripted appends, reads and cursor moves,
         // with fault points, for the crash tests. Not installed.
         .executableTarget(name: "journal-torture", dependencies: ["OverlandJournal"]),
+        // A disk in memory that knows what is durable and what is pending, and produces the
+        // crash states a power cut allows (docs/reliability.md); the seeded explorer of power
+        // cuts drives the journal and the sync's cursor and state writes on it. Not installed.
+        .target(name: "OverlandSimulation", dependencies: ["OverlandJournal", "OverlandSync"]),
+        .executableTarget(name: "journal-sim", dependencies: ["OverlandSimulation"]),
 
         // What every test target shares: one loopback HTTP server with scripted answers
         // (LocalServer), one temporary directory, one JSON scanner, loopback ports, the
@@ -106,6 +111,7 @@ let package = Package(
         .testTarget(name: "OverlandExportTests", dependencies: ["TestSupport", "OverlandExport"]),
         .testTarget(name: "OverlandMQTTTests", dependencies: ["TestSupport", "OverlandMQTT", "OverlandProtocol", "OverlandJSON"]),
         .testTarget(name: "OverlandCLITests", dependencies: ["TestSupport", "OverlandCLI"]),
+        .testTarget(name: "OverlandSimulationTests", dependencies: ["TestSupport", "OverlandSimulation", "OverlandJournal"]),
         .testTarget(
             name: "OverlandSyncTests",
             dependencies: [
@@ -123,7 +129,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                "overland-log", "overland-sync", "overland", "journal-torture",
+                "overland-log", "overland-sync", "overland", "journal-torture", "journal-sim",
             ]
         ),
     ]

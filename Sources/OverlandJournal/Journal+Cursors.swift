@@ -122,14 +122,14 @@ extension Journal {
 
     /// `cursorNames()`, reporting each file under `cursors/` that is not a cursor (for `verify`).
     public func cursorNames(onIssue: JournalIssueHandler?) throws(JournalError) -> [CursorName] {
-        switch FileSystem.kind(cursorsPath) {
+        switch fs.kind(cursorsPath) {
         case .missing: return []
         case .directory: break
         case .symlink: throw .untrusted(path: cursorsPath, reason: "is a symbolic link")
         default: throw .untrusted(path: cursorsPath, reason: "not a directory")
         }
         var names: [CursorName] = []
-        for fileName in try FileSystem.listDirectory(cursorsPath) {
+        for fileName in try fs.listDirectory(cursorsPath) {
             if let name = CursorName(fileName: fileName) {
                 names.append(name)
             } else if !fileName.hasPrefix(".tmp-") {
@@ -175,19 +175,19 @@ extension Journal {
     /// Makes the cursor of `name` and the floor durable after writes with `durably: false`:
     /// fsync of each file present, then of their directories.
     public func syncCursor(for name: CursorName) throws(JournalError) {
-        try FileSystem.syncFile(cursorPath(for: name))
-        try FileSystem.syncFile(cursorPath)
-        if FileSystem.kind(cursorsPath) == .directory { try FileSystem.syncDirectory(cursorsPath) }
-        try FileSystem.syncDirectory(path)
+        try fs.syncFile(cursorPath(for: name))
+        try fs.syncFile(cursorPath)
+        if fs.kind(cursorsPath) == .directory { try fs.syncDirectory(cursorsPath) }
+        try fs.syncDirectory(path)
     }
 
     /// Forgets a reader: deletes `cursors/NAME.json`, durably, and raises the floor to the
     /// lowest remaining cursor (releasing what the reader held). A missing cursor is fine.
     public func removeCursor(for name: CursorName) throws(JournalError) {
         let file = cursorPath(for: name)
-        guard try FileSystem.checkRegularFile(file) else { return }
-        try FileSystem.remove(file)
-        try FileSystem.syncDirectory(cursorsPath)
+        guard try fs.checkRegularFile(file) else { return }
+        try fs.remove(file)
+        try fs.syncDirectory(cursorsPath)
         try updateFloor()
     }
 
@@ -240,20 +240,20 @@ extension Journal {
     }
 
     func writeFloor(_ next: UInt64, durably: Bool = true) throws(JournalError) {
-        try FileSystem.replaceAtomically(cursorPath, with: JournalCursor(journalID: id, next: next).encoded, faultPrefix: "cursor",
-                                         durably: durably)
+        try fs.replaceAtomically(cursorPath, with: JournalCursor(journalID: id, next: next).encoded, faultPrefix: "cursor",
+                                 durably: durably)
     }
 
     func writeNamedCursor(_ name: CursorName, _ next: UInt64, durably: Bool = true) throws(JournalError) {
-        try FileSystem.makeDirectory(cursorsPath)
-        try FileSystem.replaceAtomically(cursorPath(for: name), with: JournalCursor(journalID: id, next: next, name: name.text).encoded,
-                                         faultPrefix: "cursors", durably: durably)
+        try fs.makeDirectory(cursorsPath)
+        try fs.replaceAtomically(cursorPath(for: name), with: JournalCursor(journalID: id, next: next, name: name.text).encoded,
+                                 faultPrefix: "cursors", durably: durably)
     }
 
     /// Reads one cursor file: nil when missing; `name` for a named cursor, whose `name`
     /// key must be present and equal.
     private func readCursorFile(_ file: String, name: CursorName?) throws(JournalError) -> CursorReading? {
-        switch FileSystem.kind(file) {
+        switch fs.kind(file) {
         case .missing: return nil
         case .file: break
         case .symlink: return .refused(code: "cursor-not-file", reason: "is a symbolic link")
@@ -261,7 +261,7 @@ extension Journal {
         }
         let cursor: JournalCursor
         do {
-            cursor = try JournalCursor(parsing: FileSystem.readFile(file, limit: 1024), path: file)
+            cursor = try JournalCursor(parsing: fs.readFile(file, limit: 1024), path: file)
         } catch {
             guard case .untrusted(_, let reason) = error else { throw error }
             return .refused(code: reason.hasSuffix("symbolic link") || reason == "not a regular file" ? "cursor-not-file" : "cursor-invalid",
@@ -294,12 +294,12 @@ extension Journal {
         var removed: [SegmentName] = []
         for (index, name) in names.enumerated().dropLast() where names[index + 1].firstSequence <= next {
             let file = segmentPath(name)
-            if keepSeconds > 0, let modified = FileSystem.modificationTime(file), modified + keepSeconds > now { continue }
+            if keepSeconds > 0, let modified = fs.modificationTime(file), modified + keepSeconds > now { continue }
             guard try isSealed(name) else { continue }
-            try FileSystem.remove(file)
+            try fs.remove(file)
             removed.append(name)
         }
-        if !removed.isEmpty { try FileSystem.syncDirectory(segmentsPath) }
+        if !removed.isEmpty { try fs.syncDirectory(segmentsPath) }
         return removed
     }
 }

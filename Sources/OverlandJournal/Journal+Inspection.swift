@@ -220,7 +220,7 @@ extension Journal {
         result.segments = names.count
         result.firstSequence = names.first?.firstSequence ?? 0
         for name in names {
-            if let size = FileSystem.fileSize(segmentPath(name)) { result.bytes += size }
+            if let size = fs.fileSize(segmentPath(name)) { result.bytes += size }
         }
         return result
     }

@@ -111,7 +111,7 @@ extension Journal {
         guard let intent = pending else { throw .noPendingMove }
         let path = targetPath ?? intent.targetPath
         var report = JournalMoveReport(targetID: intent.targetID, targetPath: path)
-        if FileSystem.kind(path + "/manifest.json") == .file {
+        if fs.kind(path + "/manifest.json") == .file {
             // With --target-lost, a target that cannot be used (another journal at that
             // path, a hostile or damaged one, an I/O error) is taken as lost: the intent
             // goes anyway, so that nothing there can lock this journal.
@@ -162,11 +162,11 @@ extension Journal {
     /// again) and returns where it went.
     func setAsideMoveIntent() throws(JournalError) -> String {
         let from = statePath(of: Self.moveIntentStateName)
-        try FileSystem.makeDirectory(damagedPath)
+        try fs.makeDirectory(damagedPath)
         let to = damagedPath + "/" + Self.moveIntentStateName + ".unreadable-\(Journal.currentTime())"
-        guard rename(from, to) == 0 else { throw FileSystem.errnoError("cannot set aside", from) }
-        try FileSystem.syncDirectory(statePath)
-        try FileSystem.syncDirectory(damagedPath)
+        try fs.rename(from, to)
+        try fs.syncDirectory(statePath)
+        try fs.syncDirectory(damagedPath)
         return to
     }
 

@@ -8,8 +8,8 @@ import Musl
 /// interrupted run left there, reading it back.
 extension Journal {
     func removeTemporarySegments() throws(JournalError) {
-        for fileName in try FileSystem.listDirectory(segmentsPath) where fileName.hasPrefix(".tmp-") {
-            try FileSystem.remove(segmentsPath + "/" + fileName)
+        for fileName in try fs.listDirectory(segmentsPath) where fileName.hasPrefix(".tmp-") {
+            try fs.remove(segmentsPath + "/" + fileName)
         }
     }
 
@@ -38,7 +38,7 @@ extension Journal {
     /// What the target holds under the name a moved segment would take.
     func state(of segment: MovedSegment) throws(JournalError) -> TargetState {
         let path = segmentPath(segment.name)
-        guard FileSystem.kind(path) != .missing else { return .absent }
+        guard fs.kind(path) != .missing else { return .absent }
         let file = try SegmentFile(self, segment.name, committed: false)
         if try segment.isWritten(in: file) { return .complete }
         let layout = try SegmentLayout(reading: file, name: segment.name, journalID: id)
@@ -80,25 +80,25 @@ extension Journal {
     func writeMovedSegment(_ segment: MovedSegment) throws(MoveWriteError) {
         let temporary = segmentsPath + "/.tmp-" + segment.name.fileName
         do throws(JournalError) {
-            try FileSystem.remove(temporary)
-            let fd = try FileSystem.createExclusive(temporary)
+            try fs.remove(temporary)
+            let fd = try fs.createExclusive(temporary)
             do {
                 // Written a member at a time, as it is produced from the source.
-                _ = try segment.produce { (chunk: [UInt8]) throws(JournalError) in try FileSystem.writeAll(fd, chunk, path: temporary) }
-                try FileSystem.sync(fd, path: temporary)
+                _ = try segment.produce { (chunk: [UInt8]) throws(JournalError) in try fs.writeAll(fd, chunk, path: temporary) }
+                try fs.sync(fd, path: temporary)
             } catch {
-                close(fd)
-                try? FileSystem.remove(temporary)
+                fs.close(fd)
+                try? fs.remove(temporary)
                 throw error
             }
-            close(fd)
+            fs.close(fd)
         } catch {
             throw .beforeRename(error)
         }
         FaultPoint.reach("move.after-write")
         do throws(JournalError) {
-            try FileSystem.rename(temporary, segmentPath(segment.name))
-            try FileSystem.syncDirectory(segmentsPath)
+            try fs.rename(temporary, segmentPath(segment.name))
+            try fs.syncDirectory(segmentsPath)
         } catch {
             throw .afterRename(error)
         }
@@ -111,7 +111,7 @@ extension Journal {
     func verifyMovedSegment(_ segment: MovedSegment) throws(JournalError) {
         let path = segmentPath(segment.name)
         let file = try SegmentFile(self, segment.name, committed: false)
-        _ = posix_fadvise(file.descriptor, 0, 0, POSIX_FADV_DONTNEED)
+        fs.dropCache(file.descriptor)
         guard try segment.isWritten(in: file) else {
             throw .io(operation: "cannot verify", path: path, reason: "the copy read back differs from what was written", code: EIO)
         }

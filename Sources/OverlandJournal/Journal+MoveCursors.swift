@@ -35,8 +35,8 @@ extension Journal {
     /// Deletes a source segment whose records the cursor has passed, durably.
     func removeMovedSource(_ name: SegmentName) throws(JournalError) {
         let file = segmentPath(name)
-        guard FileSystem.kind(file) != .missing else { return }
-        try FileSystem.remove(file)
-        try FileSystem.syncDirectory(segmentsPath)
+        guard fs.kind(file) != .missing else { return }
+        try fs.remove(file)
+        try fs.syncDirectory(segmentsPath)
     }
 }

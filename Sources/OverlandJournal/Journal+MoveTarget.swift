@@ -11,7 +11,7 @@ extension Journal {
     /// created by a move (its manifest has no `moved_from`).
     public func movedFrom() throws(JournalError) -> [JournalID]? {
         let manifestPath = path + "/manifest.json"
-        let bytes = try FileSystem.readFile(manifestPath, limit: 4096)
+        let bytes = try fs.readFile(manifestPath, limit: 4096)
         guard let value = try? JSONParser.parse(bytes, limits: JSONLimits(maxDepth: 4, maxBytes: 4096)),
               let list = value["moved_from"]?.array else { return nil }
         var ids: [JournalID] = []
@@ -29,7 +29,7 @@ extension Journal {
         guard intent.sourceID == id else {
             throw .journal(.untrusted(path: statePath(of: Self.moveIntentStateName), reason: "move intent of journal \(intent.sourceID), not \(id)"))
         }
-        guard FileSystem.kind(targetPath + "/manifest.json") == .file else {
+        guard fs.kind(targetPath + "/manifest.json") == .file else {
             throw .targetMissing(path: targetPath, intent: intent)
         }
         let target = try wrap { () throws(JournalError) in try Journal(path: targetPath) }
@@ -40,17 +40,17 @@ extension Journal {
     /// Opens the target journal, or creates it (empty directory or none) with a manifest
     /// that names this journal in `moved_from`.
     func openMoveTarget(_ targetPath: String, now: Int64) throws(JournalMoveError) -> (journal: Journal, created: Bool) {
-        if let source = FileSystem.realPath(path) {
-            let destination = FileSystem.resolvedPath(targetPath)
+        if let source = fs.realPath(path) {
+            let destination = fs.resolvedPath(targetPath)
             if destination == source || destination.hasPrefix(source + "/") { throw .sameJournal(path: targetPath) }
         }
         var created = false
         let manifestPath = targetPath + "/manifest.json"
-        if FileSystem.kind(manifestPath) == .missing {
-            switch FileSystem.kind(targetPath) {
+        if fs.kind(manifestPath) == .missing {
+            switch fs.kind(targetPath) {
             case .missing: break
             case .directory:
-                let entries = (try? FileSystem.listDirectory(targetPath)) ?? []
+                let entries = (try? fs.listDirectory(targetPath)) ?? []
                 // Our own lock file may be all there is after a crash during creation.
                 guard entries.allSatisfy({ $0 == "journal.lock" || $0 == "segments" || $0.hasPrefix(".tmp-") }) else {
                     throw .targetNotEmpty(path: targetPath)
@@ -59,17 +59,17 @@ extension Journal {
             default: throw .targetNotEmpty(path: targetPath)
             }
             try wrap { () throws(JournalError) in
-                try FileSystem.makeDirectories(targetPath)
-                let creationLock = try FileLock(path: targetPath + "/journal.lock", create: true)
+                try fs.makeDirectories(targetPath)
+                let creationLock = try FileLock(path: targetPath + "/journal.lock", create: true, in: fs)
                 try creationLock.withLock(.exclusive) { () throws(JournalError) in
-                    guard FileSystem.kind(manifestPath) == .missing else { return }
+                    guard fs.kind(manifestPath) == .missing else { return }
                     var manifest = JournalManifest(journalID: .random(), deviceID: self.manifest.deviceID, created: now).encoded
                     // The manifest's keys, then `moved_from` (readers ignore keys they do not know).
                     manifest.removeLast(2)
                     manifest += Array(",\"moved_from\":[\"\(id)\"]}\n".utf8)
-                    try FileSystem.makeDirectory(targetPath + "/segments")
-                    try FileSystem.replaceAtomically(manifestPath, with: manifest)
-                    try FileSystem.syncDirectory(FileSystem.parentDirectory(of: targetPath))
+                    try fs.makeDirectory(targetPath + "/segments")
+                    try fs.replaceAtomically(manifestPath, with: manifest)
+                    try fs.syncDirectory(FilePath.parentDirectory(of: targetPath))
                     created = true
                 }
             }

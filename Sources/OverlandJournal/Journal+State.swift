@@ -16,24 +16,24 @@ extension Journal {
     /// A state file's bytes, or nil when it does not exist.
     public func readState(_ name: String) throws(JournalError) -> [UInt8]? {
         let path = try statePath(name)
-        guard try FileSystem.checkRegularFile(path) else { return nil }
-        return try FileSystem.readFile(path, limit: Self.maxStateFileBytes)
+        guard try fs.checkRegularFile(path) else { return nil }
+        return try fs.readFile(path, limit: Self.maxStateFileBytes)
     }
 
     /// Replaces a state file whole: after a crash it holds the old bytes or the new.
     /// `durably: false` leaves out the fsyncs: a kill leaves the old or the new bytes, a
     /// power cut may bring back the old (for a run's progress, saved durably at its end).
     public func writeState(_ name: String, _ bytes: [UInt8], durably: Bool = true) throws(JournalError) {
-        try FileSystem.makeDirectory(statePath)
-        try FileSystem.replaceAtomically(try statePath(name), with: bytes, durably: durably)
+        try fs.makeDirectory(statePath)
+        try fs.replaceAtomically(try statePath(name), with: bytes, durably: durably)
     }
 
     /// Removes a state file, durably; a missing one is fine.
     public func removeState(_ name: String) throws(JournalError) {
         let path = try statePath(name)
-        guard try FileSystem.checkRegularFile(path) else { return }
-        try FileSystem.remove(path)
-        if FileSystem.kind(statePath) == .directory { try FileSystem.syncDirectory(statePath) }
+        guard try fs.checkRegularFile(path) else { return }
+        try fs.remove(path)
+        if fs.kind(statePath) == .directory { try fs.syncDirectory(statePath) }
     }
 
     /// The path of a state file, for watching it change.
@@ -42,8 +42,8 @@ extension Journal {
     /// Takes an exclusive lock named `name`, waiting for it (for a trip's start and stop,
     /// which check and then write). The lock lasts as long as the returned value.
     public func lock(_ name: String) throws(JournalError) -> JournalLock {
-        try FileSystem.makeDirectory(statePath)
-        let lock = try FileLock(path: try statePath(name), create: true)
+        try fs.makeDirectory(statePath)
+        let lock = try FileLock(path: try statePath(name), create: true, in: fs)
         try lock.lock(.exclusive)
         return JournalLock(lock)
     }
@@ -51,8 +51,8 @@ extension Journal {
     /// Takes an exclusive lock named `name` without waiting; nil when another process
     /// holds it. The lock lasts as long as the returned value.
     public func tryLock(_ name: String) throws(JournalError) -> JournalLock? {
-        try FileSystem.makeDirectory(statePath)
-        let lock = try FileLock(path: try statePath(name), create: true)
+        try fs.makeDirectory(statePath)
+        let lock = try FileLock(path: try statePath(name), create: true, in: fs)
         return try lock.tryLock(.exclusive) ? JournalLock(lock) : nil
     }
 }

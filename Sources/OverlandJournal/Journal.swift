@@ -11,6 +11,9 @@ public final class Journal: @unchecked Sendable {
     public let path: String
     public let manifest: JournalManifest
     let lock: FileLock?
+    /// Where its files are read and written: the POSIX file system, or a simulated disk.
+    public let fileSystem: any FileSystem
+    var fs: any FileSystem { fileSystem }
 
     /// The manifest's journal id.
     public var id: JournalID { manifest.journalID }
@@ -29,73 +32,70 @@ public final class Journal: @unchecked Sendable {
     /// directory without a manifest is an error. With `readOnly` (`verify`), nothing is
     /// created, not even a missing `journal.lock`.
     public init(path: String, create: Bool = false, readOnly: Bool = false, deviceID: String = "", machine: String? = nil,
-                now: Int64 = Journal.currentTime()) throws(JournalError) {
+                now: Int64 = Journal.currentTime(), fileSystem fs: any FileSystem = POSIXFileSystem()) throws(JournalError) {
         self.path = path
+        fileSystem = fs
         let manifestPath = path + "/manifest.json"
-        switch FileSystem.kind(path) {
+        switch fs.kind(path) {
         case .missing, .directory, .symlink: break // a link to a journal directory is the user's choice
         default: throw .notAJournal(path: path, reason: "not a directory")
         }
-        if FileSystem.kind(manifestPath) == .missing {
-            // Not absent but out of reach (a directory we may not search): say so.
-            var info = stat()
-            if lstat(manifestPath, &info) != 0 && errno != ENOENT && errno != ENOTDIR {
-                throw FileSystem.errnoError("cannot open", manifestPath)
-            }
+        // Not absent but out of reach (a directory we may not search): `lookUp` says so.
+        if try fs.lookUp(manifestPath) == .missing {
             guard create else {
-                throw .notAJournal(path: path, reason: FileSystem.kind(path) == .missing ? "no such directory" : "no manifest.json")
+                throw .notAJournal(path: path, reason: fs.kind(path) == .missing ? "no such directory" : "no manifest.json")
             }
             // Never adopt a directory that holds other things (a mistyped --journal ~). What a
             // creator at the same moment writes (the manifest included) is no such thing.
             let journalFiles: Set<String> = ["journal.lock", "segments", "manifest.json"]
-            if FileSystem.kind(path) != .missing, let entries = try? FileSystem.listDirectory(path),
+            if fs.kind(path) != .missing, let entries = try? fs.listDirectory(path),
                entries.contains(where: { !journalFiles.contains($0) && !$0.hasPrefix(".tmp-") }) {
                 throw .notAJournal(path: path, reason: "the directory is not empty and holds no journal; name a new or empty directory")
             }
-            try FileSystem.makeDirectories(path)
+            try fs.makeDirectories(path)
             // Two processes may create the journal at once (the logger and a trip command):
             // under the lock, the second finds the first one's manifest and uses it.
-            let creationLock = try FileLock(path: path + "/journal.lock", create: true)
+            let creationLock = try FileLock(path: path + "/journal.lock", create: true, in: fs)
             try creationLock.withLock(.exclusive) { () throws(JournalError) in
-                guard FileSystem.kind(manifestPath) == .missing else { return }
+                guard fs.kind(manifestPath) == .missing else { return }
                 let manifest = JournalManifest(journalID: .random(), deviceID: deviceID, created: now, machine: machine)
-                try FileSystem.makeDirectory(path + "/segments")
-                try FileSystem.replaceAtomically(manifestPath, with: manifest.encoded)
-                try FileSystem.syncDirectory(FileSystem.parentDirectory(of: path))
+                try fs.makeDirectory(path + "/segments")
+                try fs.replaceAtomically(manifestPath, with: manifest.encoded)
+                try fs.syncDirectory(FilePath.parentDirectory(of: path))
             }
         }
-        try Self.refuseIfOthersCanWrite(path)
-        switch FileSystem.kind(manifestPath) {
+        try Self.refuseIfOthersCanWrite(path, in: fs)
+        switch fs.kind(manifestPath) {
         case .file: break
         case .symlink: throw .untrusted(path: manifestPath, reason: "is a symbolic link")
         // A directory, FIFO or device: refused like a link (section 2), never opened.
         default: throw .untrusted(path: manifestPath, reason: "not a regular file")
         }
-        manifest = try JournalManifest(parsing: FileSystem.readFile(manifestPath, limit: 4096), path: manifestPath)
-        switch FileSystem.kind(path + "/segments") {
+        manifest = try JournalManifest(parsing: fs.readFile(manifestPath, limit: 4096), path: manifestPath)
+        switch fs.kind(path + "/segments") {
         case .directory: break
-        case .missing where create: try FileSystem.makeDirectory(path + "/segments")
+        case .missing where create: try fs.makeDirectory(path + "/segments")
         case .missing: throw .notAJournal(path: path, reason: "no segments directory")
         case .symlink: throw .untrusted(path: path + "/segments", reason: "is a symbolic link")
         // A file, FIFO or device in its place is refused like a link (section 2).
         default: throw .untrusted(path: path + "/segments", reason: "not a directory")
         }
         let lockPath = path + "/journal.lock"
-        switch FileSystem.kind(lockPath) {
+        switch fs.kind(lockPath) {
         case .symlink: throw .untrusted(path: lockPath, reason: "is a symbolic link")
         // A directory, FIFO or device takes no lock: every writer would then fail (section 2).
         case .directory, .other: throw .untrusted(path: lockPath, reason: "not a regular file")
         case .missing, .file: break
         }
         // The readers' cursors: a link there could point every reader at another journal's.
-        switch FileSystem.kind(path + "/cursors") {
+        switch fs.kind(path + "/cursors") {
         case .missing, .directory: break
         case .symlink: throw .untrusted(path: path + "/cursors", reason: "is a symbolic link")
         default: throw .untrusted(path: path + "/cursors", reason: "not a directory")
         }
         // On read-only media there may be no lock file and no way to make one; nobody can be
         // appending there, so reading without it is safe.
-        lock = try? FileLock(path: lockPath, create: !readOnly)
+        lock = try? FileLock(path: lockPath, create: !readOnly, in: fs)
     }
 
     /// Refuses a journal directory that another user could have written: writable by every
@@ -105,26 +105,25 @@ public final class Journal: @unchecked Sendable {
     /// permissions (FAT, exFAT, NTFS, FUSE: the usual USB stick) shows every file as the
     /// mounting user's, often 0777, and cannot say otherwise: it is not refused, since
     /// refusing would break the portable journal.
-    static func refuseIfOthersCanWrite(_ path: String) throws(JournalError) {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return }
-        let me = getuid()
-        let worldWritable = info.st_mode & 0o002 != 0
-        let foreign = me != 0 && info.st_uid != me && info.st_uid != 0
+    static func refuseIfOthersCanWrite(_ path: String, in fs: any FileSystem) throws(JournalError) {
+        guard let info = fs.writers(of: path) else { return }
+        let me = info.me
+        let worldWritable = info.mode & 0o002 != 0
+        let foreign = me != 0 && info.owner != me && info.owner != 0
         guard worldWritable || foreign else { return }
         // Asked only now: most journals pass without reading the mount table.
-        if let type = FileSystem.mountType(of: path), FileSystem.typesWithoutPermissions.contains(type) { return }
+        if let type = fs.mountType(of: path), typesWithoutPermissions.contains(type) { return }
         if worldWritable {
-            let mode = String(info.st_mode & 0o7777, radix: 8)
+            let mode = String(info.mode, radix: 8)
             throw .exposed(path: path, reason: "any user can write to it (mode \(String(repeating: "0", count: max(0, 4 - mode.count)) + mode)): another user could have changed its records; run 'chmod 700 \(path)'")
         }
-        throw .exposed(path: path, reason: "it belongs to user \(info.st_uid), not to you (\(me)): another user could have written its records")
+        throw .exposed(path: path, reason: "it belongs to user \(info.owner), not to you (\(me)): another user could have written its records")
     }
 
     /// Throws when `path`, a directory of this journal, is on a read-only file system: a
     /// writer learns so at once rather than at its first write.
     public func requireWritable(_ path: String) throws(JournalError) {
-        if access(path, W_OK) != 0 && errno == EROFS {
+        if fs.isReadOnly(path) {
             throw .io(operation: "cannot write to", path: path, reason: "read-only file system", code: EROFS)
         }
     }
@@ -142,7 +141,7 @@ public final class Journal: @unchecked Sendable {
     /// temporary files of an interrupted write (`.tmp-*`) are ignored silently.
     public func segments(onIssue: JournalIssueHandler? = nil) throws(JournalError) -> [SegmentName] {
         var names: [SegmentName] = []
-        for fileName in try FileSystem.listDirectory(segmentsPath) {
+        for fileName in try fs.listDirectory(segmentsPath) {
             if let name = SegmentName(fileName: fileName) {
                 names.append(name)
             } else if !fileName.hasPrefix(".tmp-") {
@@ -251,12 +250,12 @@ public final class Journal: @unchecked Sendable {
     /// True when the segment ends with a valid seal (a cheap check of its last member).
     public func isSealed(_ name: SegmentName) throws(JournalError) -> Bool {
         let file = segmentPath(name)
-        let fd = try FileSystem.openForReading(file)
-        defer { close(fd) }
-        let size = try FileSystem.size(fd, path: file)
+        let fd = try fs.openForReading(file)
+        defer { fs.close(fd) }
+        let size = try fs.size(fd, path: file)
         let sealSize = Member.headerSize + Member.emptyDeflate.count + Member.trailerSize
         guard size >= sealSize else { return false }
-        let tail = try FileSystem.read(fd, at: size - sealSize, count: sealSize, path: file)
+        let tail = try fs.read(fd, at: size - sealSize, count: sealSize, path: file)
         guard case .success(let header) = Member.parseHeader(tail), header.kind == .seal,
               header.memberSize == sealSize, header.journalID == id, header.firstSequence == name.firstSequence else { return false }
         return true

@@ -24,6 +24,7 @@ public final class JournalAppender {
     static let maxMemberPayload = 256 << 10
     private let onIssue: JournalIssueHandler?
     private let lock: FileLock
+    private var fs: any FileSystem { journal.fileSystem }
 
     private struct Active {
         var name: SegmentName
@@ -330,10 +331,10 @@ public final class JournalAppender {
             let name = SegmentName(firstSequence: endSequence)
             let path = journal.segmentPath(name)
             // A new segment appears whole or not at all: it is written beside, then renamed.
-            try FileSystem.replaceAtomically(path, with: members, faultPrefix: "segment")
+            try fs.replaceAtomically(path, with: members, faultPrefix: "segment")
             distrustActive = false
             active = Active(name: name, fileSize: members.count, payloadBytes: batch.bytes.count, recordCount: lineEnds.count,
-                            membersAreLarge: allLarge, createdAt: wallClock, inode: try Self.identity(of: path).inode)
+                            membersAreLarge: allLarge, createdAt: wallClock, inode: try identity(of: path).inode)
         }
         endSequence = first
     }
@@ -355,7 +356,7 @@ public final class JournalAppender {
             }
         }
         if !distrustActive, let current = active, current.name == last {
-            let identity = try Self.identity(of: journal.segmentPath(last))
+            let identity = try identity(of: journal.segmentPath(last))
             if identity.size == current.fileSize && identity.inode == current.inode { return }
         }
         // Someone else appended, sealed or crashed: read the newest segment again.
@@ -435,7 +436,7 @@ public final class JournalAppender {
                                 recordCount: intactRecords,
                                 membersAreLarge: smallMembers == 0,
                                 createdAt: createdAt,
-                                inode: try Self.identity(of: journal.segmentPath(last)).inode)
+                                inode: try identity(of: journal.segmentPath(last)).inode)
             } else {
                 active = nil
             }
@@ -443,17 +444,15 @@ public final class JournalAppender {
     }
 
     /// Size and inode of a segment file.
-    private static func identity(of path: String) throws(JournalError) -> (size: Int, inode: UInt64) {
-        let fd = try FileSystem.openForReading(path)
-        defer { close(fd) }
-        var info = stat()
-        if fstat(fd, &info) != 0 { throw FileSystem.errnoError("cannot stat", path) }
-        return (Int(info.st_size), UInt64(info.st_ino))
+    private func identity(of path: String) throws(JournalError) -> (size: Int, inode: UInt64) {
+        let fd = try fs.openForReading(path)
+        defer { fs.close(fd) }
+        return (try fs.size(fd, path: path), try fs.identity(fd, path: path).inode)
     }
 
     private func removeTemporaryFiles() throws(JournalError) {
-        for fileName in try FileSystem.listDirectory(journal.segmentsPath) where fileName.hasPrefix(".tmp-") {
-            try FileSystem.remove(journal.segmentsPath + "/" + fileName)
+        for fileName in try fs.listDirectory(journal.segmentsPath) where fileName.hasPrefix(".tmp-") {
+            try fs.remove(journal.segmentsPath + "/" + fileName)
         }
     }
 
@@ -469,14 +468,13 @@ public final class JournalAppender {
             try keepDamaged(file, tail, as: name.fileName + ".tail-\(validEnd)")
         }
         if validEnd == 0 {
-            try FileSystem.remove(path)
-            try FileSystem.syncDirectory(journal.segmentsPath)
+            try fs.remove(path)
+            try fs.syncDirectory(journal.segmentsPath)
         } else {
-            let fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)
-            if fd < 0 { throw FileSystem.errnoError("cannot open", path) }
-            defer { close(fd) }
-            if ftruncate(fd, off_t(validEnd)) != 0 { throw FileSystem.errnoError("cannot truncate", path) }
-            try FileSystem.sync(fd, path: path)
+            let fd = try fs.openForWriting(path)
+            defer { fs.close(fd) }
+            try fs.truncate(fd, to: validEnd, path: path)
+            try fs.sync(fd, path: path)
         }
         onIssue?(JournalIssue(kind: .tornTailRepaired, file: "segments/" + name.fileName, offset: validEnd,
                               length: file.count - validEnd, reason: reason))
@@ -486,15 +484,15 @@ public final class JournalAppender {
     /// a time); returns its name there.
     @discardableResult
     private func keepDamaged(_ file: SegmentFile, _ range: Range<Int>, as fileName: String) throws(JournalError) -> String {
-        try FileSystem.makeDirectory(journal.damagedPath)
+        try fs.makeDirectory(journal.damagedPath)
         let keptName = fileName + "-\(Journal.currentTime())"
         let path = journal.damagedPath + "/" + keptName
-        try FileSystem.remove(path)
-        let fd = try FileSystem.createExclusive(path)
-        defer { close(fd) }
+        try fs.remove(path)
+        let fd = try fs.createExclusive(path)
+        defer { fs.close(fd) }
         try file.copy(range, to: fd, path: path)
-        try FileSystem.sync(fd, path: path)
-        try FileSystem.syncDirectory(journal.damagedPath)
+        try fs.sync(fd, path: path)
+        try fs.syncDirectory(journal.damagedPath)
         return keptName
     }
 
@@ -519,15 +517,15 @@ public final class JournalAppender {
     /// way the file is not trusted again: the next commit starts a new segment.
     private func appendDurably(_ bytes: [UInt8], to segment: Active, faultPrefix: String) throws(JournalError) {
         let path = journal.segmentPath(segment.name)
-        let fd = try FileSystem.openForAppending(path)
-        defer { close(fd) }
+        let fd = try fs.openForAppending(path)
+        defer { fs.close(fd) }
         do {
-            try FileSystem.writeAll(fd, bytes, path: path)
+            try fs.writeAll(fd, bytes, path: path)
             FaultPoint.reach(faultPrefix + ".after-write")
-            try FileSystem.sync(fd, path: path)
+            try fs.sync(fd, path: path)
             FaultPoint.reach(faultPrefix + ".after-sync")
         } catch {
-            _ = ftruncate(fd, off_t(segment.fileSize))
+            try? fs.truncate(fd, to: segment.fileSize, path: path)
             distrustActive = true
             active = nil
             throw error
@@ -548,7 +546,7 @@ public final class JournalAppender {
         var damaged = layout.isDamaged
         let limit = cutAt ?? .max
 
-        let output = try FileSystem.Replacement(path)
+        let output = try FileReplacement(path, in: fs)
         var memberBytes: [UInt8] = []
         var payload: [UInt8] = []
         var chunk: [UInt8] = []
@@ -616,8 +614,8 @@ public final class JournalAppender {
         }
         if total == 0 {
             output.discard()
-            try FileSystem.remove(path)
-            try FileSystem.syncDirectory(journal.segmentsPath)
+            try fs.remove(path)
+            try fs.syncDirectory(journal.segmentsPath)
             return
         }
         try output.write(Member.encode(kind: .seal, payload: [], firstSequence: name.firstSequence, recordCount: total,

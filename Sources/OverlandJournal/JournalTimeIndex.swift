@@ -18,6 +18,7 @@ public final class JournalTimeIndex {
     static let rebuildRuns = 65_536
 
     private let journal: Journal
+    private var fs: any FileSystem { journal.fileSystem }
     private let key: Key
     private let path: String
     private var opened: TimeIndexFile?
@@ -28,7 +29,7 @@ public final class JournalTimeIndex {
         if written {
             written = false
             opened = nil
-            if case .success(let reopened)? = try? TimeIndexFile.open(path) { opened = reopened }
+            if case .success(let reopened)? = try? TimeIndexFile.open(path, in: journal.fileSystem) { opened = reopened }
         }
         return opened
     }
@@ -95,8 +96,8 @@ public final class JournalTimeIndex {
     }
 
     private func write(merging extra: [[UInt8]: TimeRuns], through: UInt64) throws(JournalError) {
-        try FileSystem.makeDirectory(journal.statePath)
-        try TimeIndexWriter.write(path, through: through, file: file, extra: extra)
+        try fs.makeDirectory(journal.statePath)
+        try TimeIndexWriter.write(path, in: fs, through: through, file: file, extra: extra)
         written = true
     }
 
@@ -106,7 +107,7 @@ public final class JournalTimeIndex {
     /// missing, breaks the grammar, or covers past the journal's end).
     func load() throws(JournalError) {
         let end = try journal.endSequence()
-        switch try TimeIndexFile.open(path) {
+        switch try TimeIndexFile.open(path, in: journal.fileSystem) {
         case nil:
             break
         case .failure(let invalid)?:
@@ -196,7 +197,7 @@ extension Journal {
     /// Forgets the time index: the next logger rebuilds it from the records (after
     /// records were set aside, so that their points can be imported again).
     func forgetTimeIndex() throws(JournalError) {
-        try FileSystem.remove(statePath(of: JournalTimeIndex.stateName))
+        try fs.remove(statePath(of: JournalTimeIndex.stateName))
     }
 }
 
@@ -220,8 +221,8 @@ enum TimeIndexWriter {
         }
     }
 
-    static func write(_ path: String, through: UInt64, file: TimeIndexFile?, extra: [[UInt8]: TimeRuns]) throws(JournalError) {
-        let output = try FileSystem.Replacement(path)
+    static func write(_ path: String, in fs: any FileSystem, through: UInt64, file: TimeIndexFile?, extra: [[UInt8]: TimeRuns]) throws(JournalError) {
+        let output = try FileReplacement(path, in: fs)
         var buffer: [UInt8] = []
         buffer.reserveCapacity(1 << 16)
         func flush(_ force: Bool) throws(JournalError) {

@@ -28,6 +28,7 @@ final class SegmentFile: SegmentBytes {
 
     let path: String
     let count: Int
+    private let fs: any FileSystem
     private let fd: Int32
     /// The window's storage, allocated once (its first `windowCount` bytes are the file's
     /// from `windowStart`).
@@ -41,28 +42,30 @@ final class SegmentFile: SegmentBytes {
     /// lock. A file larger than `Journal.maxSegmentFileBytes` is refused before any read.
     init(_ journal: Journal, _ name: SegmentName, committed: Bool) throws(JournalError) {
         let path = journal.segmentPath(name)
-        let fd = try FileSystem.openForReading(path)
+        let fs = journal.fileSystem
+        let fd = try fs.openForReading(path)
         var size = 0
         do {
             if committed, let lock = journal.lock {
-                size = try lock.withLock(.shared) { () throws(JournalError) in try FileSystem.size(fd, path: path) }
+                size = try lock.withLock(.shared) { () throws(JournalError) in try fs.size(fd, path: path) }
             } else {
-                size = try FileSystem.size(fd, path: path)
+                size = try fs.size(fd, path: path)
             }
         } catch {
-            close(fd)
+            fs.close(fd)
             throw error
         }
         guard size <= Journal.maxSegmentFileBytes else {
-            close(fd)
+            fs.close(fd)
             throw .untrusted(path: path, reason: "larger than \(Journal.maxSegmentFileBytes) bytes")
         }
         self.path = path
         self.fd = fd
+        self.fs = fs
         count = size
     }
 
-    deinit { close(fd) }
+    deinit { fs.close(fd) }
 
     /// The open file (for `posix_fadvise`).
     var descriptor: Int32 { fd }
@@ -96,7 +99,7 @@ final class SegmentFile: SegmentBytes {
         while start < end {
             let stop = min(end, start + Self.windowBytes)
             let written = withBytes(start..<stop) { chunk in
-                Result { () throws(JournalError) in try FileSystem.writeAll(fd, chunk, path: path) }
+                Result { () throws(JournalError) in try fs.writeAll(fd, chunk, path: path) }
             }
             if let readError { throw readError }
             try written.get()
@@ -114,14 +117,18 @@ final class SegmentFile: SegmentBytes {
     private func read(at offset: Int, into buffer: inout [UInt8], count wanted: Int) -> Int {
         var done = 0
         while done < wanted {
-            let got = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, wanted - done, off_t(offset + done)) }
-            if got < 0 {
-                if errno == EINTR { continue }
-                if readError == nil { readError = FileSystem.errnoError("cannot read", path) }
-                break
+            let result = buffer.withUnsafeMutableBytes { all in
+                Result { () throws(JournalError) in
+                    try fs.read(fd, at: offset + done, into: UnsafeMutableRawBufferPointer(rebasing: all[done..<wanted]), path: path)
+                }
             }
-            if got == 0 { break }
-            done += got
+            switch result {
+            case .success(0): return done
+            case .success(let got): done += got
+            case .failure(let error):
+                if readError == nil { readError = error }
+                return done
+            }
         }
         return done
     }

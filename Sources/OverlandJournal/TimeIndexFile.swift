@@ -41,6 +41,7 @@ final class TimeIndexFile {
     static let maxLineBytes = 1024
     static let checkpointRuns = 256
 
+    let fs: any FileSystem
     let fd: Int32
     let path: String
     let through: UInt64
@@ -48,7 +49,8 @@ final class TimeIndexFile {
     private let checkpoints: [Checkpoint]
     private var cached: (checkpoint: Int, runs: TimeRuns)?
 
-    private init(fd: Int32, path: String, through: UInt64, sections: [Section], checkpoints: [Checkpoint]) {
+    private init(fs: any FileSystem, fd: Int32, path: String, through: UInt64, sections: [Section], checkpoints: [Checkpoint]) {
+        self.fs = fs
         self.fd = fd
         self.path = path
         self.through = through
@@ -56,42 +58,42 @@ final class TimeIndexFile {
         self.checkpoints = checkpoints
     }
 
-    deinit { close(fd) }
+    deinit { fs.close(fd) }
 
     /// The file at `path`, checked; nil when there is none; `Invalid` when it breaks the
     /// grammar or its own rules (sorted, disjoint, within the seconds a timestamp names,
     /// no more seconds than the records it claims to cover).
-    static func open(_ path: String) throws(JournalError) -> Result<TimeIndexFile, Invalid>? {
-        switch FileSystem.kind(path) {
+    static func open(_ path: String, in fs: any FileSystem) throws(JournalError) -> Result<TimeIndexFile, Invalid>? {
+        switch fs.kind(path) {
         case .missing: return nil
         case .file: break
         case .symlink: return .failure(Invalid(reason: "is a symbolic link"))
         case .directory, .other: return .failure(Invalid(reason: "not a regular file"))
         }
         let fd: Int32
-        do { fd = try FileSystem.openForReading(path) } catch {
+        do { fd = try fs.openForReading(path) } catch {
             if case .untrusted(_, let reason) = error { return .failure(Invalid(reason: reason)) }
             throw error
         }
         do {
-            let size = try FileSystem.size(fd, path: path)
+            let size = try fs.size(fd, path: path)
             guard size <= maxFileBytes else {
-                close(fd)
+                fs.close(fd)
                 return .failure(Invalid(reason: "larger than \(maxFileBytes) bytes"))
             }
             var sections: [Section] = []
             var checkpoints: [Checkpoint] = []
-            var reader = LineReader(fd: fd, path: path, from: 0)
+            var reader = LineReader(fs: fs, fd: fd, path: path, from: 0)
             let through = try scan(&reader, sections: &sections, checkpoints: &checkpoints)
-            return .success(TimeIndexFile(fd: fd, path: path, through: through, sections: sections, checkpoints: checkpoints))
+            return .success(TimeIndexFile(fs: fs, fd: fd, path: path, through: through, sections: sections, checkpoints: checkpoints))
         } catch let invalid as Invalid {
-            close(fd)
+            fs.close(fd)
             return .failure(invalid)
         } catch let error as JournalError {
-            close(fd)
+            fs.close(fd)
             throw error
         } catch {
-            close(fd)
+            fs.close(fd)
             return .failure(Invalid(reason: "\(error)"))
         }
     }
@@ -222,7 +224,7 @@ final class TimeIndexFile {
             let end = checkpoint + 1 < section.checkpoints.upperBound ? checkpoints[checkpoint + 1].offset : section.end
             var block = TimeRuns()
             var runs: [TimeRun] = []
-            var cursor = RunCursor(reader: LineReader(fd: fd, path: path, from: checkpoints[checkpoint].offset), end: end,
+            var cursor = RunCursor(reader: LineReader(fs: fs, fd: fd, path: path, from: checkpoints[checkpoint].offset), end: end,
                                    base: checkpoints[checkpoint].base)
             while let run = try cursor.next() { runs.append(run) }
             block = TimeRuns(runs: runs)
@@ -253,20 +255,20 @@ final class TimeIndexFile {
     func runCursor(of index: Int) -> RunCursor {
         let section = sections[index]
         let first = section.checkpoints.lowerBound
-        return RunCursor(reader: LineReader(fd: fd, path: path, from: checkpoints[first].offset), end: section.end,
+        return RunCursor(reader: LineReader(fs: fs, fd: fd, path: path, from: checkpoints[first].offset), end: section.end,
                          base: checkpoints[first].base)
     }
 
     /// Whether `path` still names this file (not replaced or removed since it was opened).
     func isStill(at path: String) -> Bool {
-        var mine = stat(), theirs = stat()
-        guard fstat(fd, &mine) == 0, lstat(path, &theirs) == 0 else { return false }
-        return mine.st_dev == theirs.st_dev && mine.st_ino == theirs.st_ino
+        guard let mine = try? fs.identity(fd, path: self.path), let theirs = fs.status(path) else { return false }
+        return mine == theirs.identity
     }
 }
 
 /// Lines of a file from an offset on, read in pieces of 64 KiB.
 struct LineReader {
+    let fs: any FileSystem
     let fd: Int32
     let path: String
     /// The file offset of the next line.
@@ -276,7 +278,8 @@ struct LineReader {
     private var bufferOffset: Int
     private var atEnd = false
 
-    init(fd: Int32, path: String, from offset: Int) {
+    init(fs: any FileSystem, fd: Int32, path: String, from offset: Int) {
+        self.fs = fs
         self.fd = fd
         self.path = path
         self.offset = offset
@@ -307,7 +310,7 @@ struct LineReader {
             buffer.removeSubrange(0..<position)
             bufferOffset += position
             position = 0
-            let piece = try FileSystem.read(fd, at: bufferOffset + buffer.count, count: 65_536, path: path)
+            let piece = try fs.read(fd, at: bufferOffset + buffer.count, count: 65_536, path: path)
             if piece.isEmpty { atEnd = true }
             buffer += piece
         }

@@ -78,7 +78,7 @@ struct JournalTimeIndexTests {
             _ = write(fd, bytes.baseAddress, bytes.count)
             close(fd)
         }
-        return try TimeIndexFile.open(path)
+        return try TimeIndexFile.open(path, in: POSIXFileSystem())
     }
 
     private func reason(_ text: String) throws -> String? {

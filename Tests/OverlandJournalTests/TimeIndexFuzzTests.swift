@@ -121,7 +121,7 @@ struct TimeIndexFuzzTests {
         let done = try FuzzBudget.run(3000, seconds: 4) { _ in
             let text = generator.file()
             try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-            let opened = try TimeIndexFile.open(path)
+            let opened = try TimeIndexFile.open(path, in: POSIXFileSystem())
             let expected = Self.reference(text)
             guard case .success(let file)? = opened else {
                 #expect(expected == nil, "refused a file the grammar allows: \(text.debugDescription)")

@@ -1,0 +1,171 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import OverlandJournal
+import Synchronization
+
+/// A disk in memory that knows, for every file and directory, what is durable and what is
+/// still pending, so that a power cut can be simulated (`crashImage`): the journal runs on
+/// it through the `FileSystem` seam exactly as on a real one.
+///
+/// - A file's data is durable once the file is fsynced; until then a power cut keeps or
+///   drops each 4 KiB page written since (torn writes), and its length may be the old or
+///   the new one (a grown file may end in zeros: the size reached the disk, the data not).
+/// - A directory entry (a create, rename or unlink) is durable once its directory is
+///   fsynced; until then a power cut may undo it. fsync of a file does not make its name
+///   durable.
+/// - Pending changes of different files and entries persist in any combination.
+///
+/// `ignores` makes the disk acknowledge fsyncs (of files, or of directories) and drop
+/// them: a disk that lies, which the explorer must catch.
+public final class SimulatedDisk: FileSystem, @unchecked Sendable {
+    public static let pageSize = 4096
+
+    /// Which fsyncs a lying disk drops.
+    public enum Ignores: String, Sendable, CaseIterable {
+        case nothing, fsync, dirFsync = "dir-fsync"
+    }
+
+    /// Touched only under `state`'s lock.
+    final class Inode: @unchecked Sendable {
+        let number: UInt64
+        let isDirectory: Bool
+        var data: [UInt8] = []
+        var durableData: [UInt8] = []
+        var entries: [String: UInt64] = [:]
+        var durableEntries: [String: UInt64] = [:]
+        var modified: Int64 = 0
+        var shared: Set<Int32> = []
+        var exclusive: Int32?
+        init(number: UInt64, isDirectory: Bool) {
+            self.number = number
+            self.isDirectory = isDirectory
+        }
+    }
+
+    struct OpenFile {
+        let inode: UInt64
+        let append: Bool
+        var offset = 0
+    }
+
+    struct State {
+        var inodes: [UInt64: Inode] = [:]
+        var open: [Int32: OpenFile] = [:]
+        var nextDescriptor: Int32 = 3
+        var nextInode: UInt64 = 2
+        /// Changes made (writes, syncs, creates, renames, removals, truncates).
+        var changes = 0
+        var cutAt: Int?
+        var dead = false
+        var clock: Int64 = 1_800_000_000
+        var trace: [String] = []
+        /// Directory changes not yet durable, in the order made; each group is atomic (a
+        /// rename is its unlink and its link together).
+        var pendingLinks: [[Link]] = []
+    }
+
+    /// A directory entry set (`target` an inode) or removed (nil).
+    struct Link {
+        let directory: UInt64
+        let name: String
+        let target: UInt64?
+    }
+
+    static let root: UInt64 = 1
+    let ignores: Ignores
+    let state: Mutex<State>
+    /// Keeps a line per change (for a failing seed's trace).
+    let tracing: Bool
+
+    /// An empty disk: one durable root directory.
+    public init(ignores: Ignores = .nothing, tracing: Bool = false) {
+        self.ignores = ignores
+        self.tracing = tracing
+        var initial = State()
+        initial.inodes[Self.root] = Inode(number: Self.root, isDirectory: true)
+        state = Mutex(initial)
+    }
+
+    init(ignores: Ignores, tracing: Bool, inodes: [UInt64: Inode], nextInode: UInt64, clock: Int64) {
+        precondition(inodes[Self.root] != nil)
+        self.ignores = ignores
+        self.tracing = tracing
+        var initial = State()
+        initial.inodes = inodes
+        initial.nextInode = nextInode
+        initial.clock = clock
+        state = Mutex(initial)
+    }
+
+    // MARK: - Control
+
+    /// Cuts the power just before the change numbered `change` (counted from 0 since the
+    /// disk was made): every call from then on fails with EIO and changes nothing, and
+    /// `crashImage(using:)` tells what the disk kept.
+    public func cutPower(beforeChange change: Int) {
+        state.withLock { $0.cutAt = change }
+    }
+
+    /// Changes made so far.
+    public var changes: Int { state.withLock { $0.changes } }
+
+    /// Whether the power is off (every call fails).
+    public var isDead: Bool { state.withLock { $0.dead } }
+
+    /// The simulated wall clock (Unix seconds), for modification times.
+    public var now: Int64 {
+        get { state.withLock { $0.clock } }
+        set { state.withLock { $0.clock = newValue } }
+    }
+
+    /// The changes made, one line each, when `tracing`.
+    public var trace: [String] { state.withLock { $0.trace } }
+
+    /// Cuts the power now; returns a crash image.
+    public func cutPowerNow(using random: inout SeededRandom) -> SimulatedDisk {
+        state.withLock { $0.dead = true }
+        return crashImage(using: &random)
+    }
+
+    /// One of the states a power cut leaves (once the power is off: the state is frozen),
+    /// chosen by `random`: a new disk, its power on, holding it durably.
+    public func crashImage(using random: inout SeededRandom) -> SimulatedDisk {
+        state.withLock { state in
+            precondition(state.dead, "a crash image is taken once the power is off")
+            return Self.crashImage(of: state, ignores: ignores, tracing: tracing, using: &random)
+        }
+    }
+
+    // MARK: - Errors and lookup
+
+    static func failure(_ operation: String, _ path: String, _ code: Int32) -> JournalError {
+        .io(operation: operation, path: path, reason: String(cString: strerror(code)), code: code)
+    }
+
+    static func components(_ path: String) -> [String] {
+        path.split(separator: "/").map(String.init).filter { $0 != "." }
+    }
+
+    /// The inode `path` names, nil when missing.
+    static func resolve(_ path: String, in state: State) -> Inode? {
+        var node = state.inodes[root]!
+        for name in components(path) {
+            guard node.isDirectory, let next = node.entries[name], let inode = state.inodes[next] else { return nil }
+            node = inode
+        }
+        return node
+    }
+
+    /// The directory holding `path`'s last component and that component.
+    static func parent(of path: String, in state: State) throws(JournalError) -> (Inode, String) {
+        var names = components(path)
+        guard let last = names.popLast() else { throw failure("cannot use", path, EINVAL) }
+        guard let directory = resolve("/" + names.joined(separator: "/"), in: state), directory.isDirectory else {
+            throw failure("cannot open", path, ENOENT)
+        }
+        return (directory, last)
+    }
+}

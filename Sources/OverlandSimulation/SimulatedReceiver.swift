@@ -1,0 +1,45 @@
+import OverlandSync
+import Synchronization
+
+/// A receiver the sync engine talks to through its `Transport`, answering each request as
+/// the step scripted it (stored and acknowledged, acknowledgement lost, reset mid-body,
+/// stored twice) and keeping the ids of the points it stored; past the script, it resets
+/// (the run ends there).
+final class SimulatedReceiver: Transport {
+    private struct Script {
+        var outcomes: [Step.Delivery]
+        var stored: [Int] = []
+        var answered: [Step.Delivery] = []
+    }
+
+    private let script: Mutex<Script>
+
+    init(_ outcomes: [Step.Delivery]) {
+        script = Mutex(Script(outcomes: outcomes))
+    }
+
+    /// The ids of the points stored, once per time stored.
+    var stored: [Int] { script.withLock { $0.stored } }
+
+    /// How each request was answered, in turn.
+    var answered: [Step.Delivery] { script.withLock { $0.answered } }
+
+    func send(_ request: SyncRequest, timeout: Duration) async throws -> HTTPReply {
+        let outcome = script.withLock { script in
+            let next = script.outcomes.isEmpty ? Step.Delivery.reset : script.outcomes.removeFirst()
+            script.answered.append(next)
+            return next
+        }
+        let ids = Invariants.pointIDs(in: request.body[...])
+        switch outcome {
+        case .reset:
+            throw TransportError(.connectionLost, "connection reset mid-body (simulated)")
+        case .ackLost:
+            script.withLock { $0.stored += ids }
+            throw TransportError(.timedOut, "no reply in time (simulated)")
+        case .acknowledged, .duplicated:
+            script.withLock { $0.stored += outcome == .duplicated ? ids + ids : ids }
+            return HTTPReply(status: 200, headers: [.init("Content-Type", "application/json")], body: Array(#"{"result":"ok"}"#.utf8))
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import OverlandJournal
+import OverlandSync
+
+extension Simulation {
+    /// Performs one step; returns what failed (meaningful only while the power is on).
+    func perform(_ step: Step) async -> String? {
+        if case .engine(let destination, let batch, let outcomes) = step {
+            return await runEngine(destination, batch: batch, outcomes)
+        }
+        guard let journal, let appender else { return "no journal open" }
+        do {
+            switch step {
+            case .log(let count, let pad): try logPoints(count, pad: pad, appender)
+            case .seal: try appender.sealActive()
+            case .timeIndex: try saveTimeIndex(journal)
+            case .sync(let destination, let batch, let outcome): try sync(journal, destination, batch: batch, outcome)
+            case .prune: try prune(journal)
+            case .repair: try appender.repairAll()
+            case .cut, .engine: break
+            }
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    static func line(id: Int, pad: Int) -> [UInt8] {
+        Array("{\"i\":\(id),\"s\":\(1_800_000_000 + id),\"p\":\"\(String(repeating: "x", count: pad))\"}".utf8)
+    }
+
+    func logPoints(_ count: Int, pad: Int, _ appender: JournalAppender) throws(JournalError) {
+        let first = model.nextID
+        model.nextID += count
+        for id in first..<(first + count) { try appender.append(Self.line(id: id, pad: pad), now: 0) }
+        disk.now += 1
+        _ = try appender.commit(wallClock: disk.now)
+        model.committed.formUnion(first..<(first + count))
+    }
+
+    func saveTimeIndex(_ journal: Journal) throws(JournalError) {
+        let index = try journal.timeIndex(key: Invariants.timeKey)
+        try index.save(through: try journal.endSequence())
+    }
+
+    /// What a sync does, through the calls it makes: read the cursor, read a batch, send
+    /// it, move the cursor once acknowledged (`CursorWrites`), save the destination's state.
+    func sync(_ journal: Journal, _ destination: Int, batch: Int, _ outcome: Step.Delivery) throws(JournalError) {
+        guard let lock = try journal.tryLockCursors() else { throw .io(operation: "cursor lock held", path: journal.path, reason: "", code: 0) }
+        defer { withExtendedLifetime(lock) {} }
+        let name = CursorName(Self.destinations[destination])!
+        let next = try journal.cursor(for: name)
+        let reader = try journal.records(from: next)
+        var ids: [Int] = []
+        var end = next
+        while ids.count < batch, let record = try reader.next() {
+            guard let id = Invariants.pointID(record.line) else { throw .untrusted(path: journal.path, reason: "record \(record.sequence) is not a point") }
+            ids.append(id)
+            end = record.sequence + 1
+        }
+        var state = try SyncState.load(journal: journal, destination: name.text)
+        state.lastAttempt = disk.now
+        guard !ids.isEmpty else { return }
+        if outcome != .reset {
+            for id in ids { model.received[destination][id, default: 0] += outcome == .duplicated ? 2 : 1 }
+        }
+        if outcome == .duplicated || outcome == .ackLost { model.resendAllowance[destination] += 1 }
+        if outcome == .acknowledged || outcome == .duplicated {
+            try CursorWrites.advance(journal, name, to: end)
+            state.lastSuccess = disk.now
+            state.consecutiveFailures = 0
+        } else {
+            state.consecutiveFailures += 1
+        }
+        try state.save(in: journal, as: SyncState.fileName(forDestination: name.text))
+    }
+
+    /// One run of the real sync engine through a simulated receiver. Its report is not a
+    /// failure of the simulation (a reset is a failed run); what the receiver stored is.
+    func runEngine(_ destination: Int, batch: Int, _ outcomes: [Step.Delivery]) async -> String? {
+        guard let journal else { return "no journal open" }
+        var configuration = SyncConfiguration(endpoint: "https://receiver.invalid/", token: "simulated", deviceID: "sim")
+        configuration.batchSize = batch
+        let receiver = SimulatedReceiver(outcomes)
+        let now = disk.now
+        let engine = SyncEngine(journal: journal, configuration: configuration, transport: receiver,
+                                cursor: CursorName(Self.destinations[destination])!, wallClock: { now }, random: { 0.5 })
+        let report = await engine.run(sendNow: true)
+        for id in receiver.stored { model.received[destination][id, default: 0] += 1 }
+        // Each request that ended in a lost acknowledgement or a duplicate may come again.
+        model.resendAllowance[destination] += receiver.answered.filter { $0 == .ackLost || $0 == .duplicated }.count
+        switch report.outcome {
+        case .delivered, .nothingToSend, .retryLater: return nil
+        default: return disk.isDead ? nil : "sync engine: \(report.outcome): \(report.message ?? "")"
+        }
+    }
+
+    func prune(_ journal: Journal) throws(JournalError) {
+        guard let lock = try journal.tryLockCursors() else { throw .io(operation: "cursor lock held", path: journal.path, reason: "", code: 0) }
+        defer { withExtendedLifetime(lock) {} }
+        let readers = Self.destinations.map { CursorName($0)! }
+        try journal.removeSentSegments(now: disk.now, readers: readers)
+    }
+}
