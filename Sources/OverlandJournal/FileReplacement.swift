@@ -39,13 +39,15 @@ final class FileReplacement {
     }
 
     /// fsync, rename over the target, directory fsync (fault points `PREFIX.after-write`,
-    /// `PREFIX.after-rename`). `durably: false` leaves out both fsyncs: the replacement is
-    /// atomic (a killed process leaves the old or the new file) but a power cut may undo it
-    /// until the file and its directory are synced (the cursors' durability pacing,
-    /// journal-format.md section 9).
+    /// `PREFIX.after-rename`). `durably: false` leaves out the directory's fsync: the new
+    /// content is durable before its name, so a power cut leaves the old file or the new,
+    /// whole, and may bring back the old until the directory is synced (the cursors'
+    /// durability pacing, journal-format.md section 9). Without the file's own fsync a power
+    /// cut could keep the rename and lose the content: a cursor of zeros (journal-sim found
+    /// it, seed 207 of the first 300).
     func commit(faultPrefix: String? = nil, durably: Bool = true) throws(JournalError) {
         do {
-            if durably { try fs.sync(fd, path: temporary) }
+            try fs.sync(fd, path: temporary)
         } catch {
             discard()
             throw error

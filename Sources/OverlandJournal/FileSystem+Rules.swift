@@ -110,13 +110,6 @@ extension FileSystem {
         try output.commit(faultPrefix: faultPrefix, durably: durably)
     }
 
-    /// Makes an existing regular file's content durable (fsync); a missing file is fine.
-    public func syncFile(_ path: String) throws(JournalError) {
-        guard try checkRegularFile(path) else { return }
-        let fd = try openForReading(path)
-        defer { close(fd) }
-        try sync(fd, path: path)
-    }
 
     /// The canonical path of `path` even where its last components do not exist yet: the
     /// longest existing prefix resolved, the rest appended.

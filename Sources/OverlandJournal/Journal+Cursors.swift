@@ -145,9 +145,10 @@ extension Journal {
     /// before anything is written: no reader could read it back. The caller holds the
     /// cursor lock (`tryLockCursors`).
     ///
-    /// `durably: false` replaces the files atomically without the fsyncs: a killed process
-    /// leaves the old or the new value, a power cut may bring back an older one until
-    /// `syncCursor(for:)` (a sync run paces it: journal-format.md section 9).
+    /// `durably: false` replaces the files atomically, each new file's content synced but
+    /// not its directory: a killed process leaves the old or the new value, a power cut may
+    /// bring back an older one until `syncCursor(for:)` (a sync run paces it:
+    /// journal-format.md section 9).
     ///
     /// Without named cursors, the default reader's cursor is `cursor.json` itself. The first
     /// other reader's cursor first copies `cursor.json` into `cursors/default.json`, so that
@@ -166,18 +167,21 @@ extension Journal {
             names = [.default]
         }
         // Lowered (a reader sent again), the floor goes down first: it never stands above a cursor.
-        if try cursor() > next { try writeFloor(next, durably: durably) }
+        if try cursor() > next { try writeFloor(next) }
         try writeNamedCursor(name, next, durably: durably)
         FaultPoint.reach("cursors.after-named")
-        try updateFloor(durably: durably)
+        // The floor rises only over cursors that are durable: `cursors/` and the journal's
+        // directory reach the disk independently, and a floor above a cursor that a power
+        // cut took back would let retention delete what that reader still needs.
+        if durably { try updateFloor() }
     }
 
-    /// Makes the cursor of `name` and the floor durable after writes with `durably: false`:
-    /// fsync of each file present, then of their directories.
+    /// Makes the cursor of `name` durable after writes with `durably: false` (fsync of its
+    /// directory: each file's content was synced when it was written), then raises the
+    /// floor, durably, to the lowest cursor.
     public func syncCursor(for name: CursorName) throws(JournalError) {
-        try fs.syncFile(cursorPath(for: name))
-        try fs.syncFile(cursorPath)
         if fs.kind(cursorsPath) == .directory { try fs.syncDirectory(cursorsPath) }
+        try updateFloor()
         try fs.syncDirectory(path)
     }
 
@@ -234,9 +238,9 @@ extension Journal {
     }
 
     /// Rewrites `cursor.json` to the lowest named cursor when it differs.
-    func updateFloor(durably: Bool = true) throws(JournalError) {
+    func updateFloor() throws(JournalError) {
         guard let floor = try floorOfNamedCursors() else { return }
-        if try cursor() != floor { try writeFloor(floor, durably: durably) }
+        if try cursor() != floor { try writeFloor(floor) }
     }
 
     func writeFloor(_ next: UInt64, durably: Bool = true) throws(JournalError) {

@@ -9,7 +9,10 @@ import Testing
     /// fsyncs the parent of a directory it creates): seed 2 lost the whole journal (its
     /// directories never reached the disk), seed 1 its named cursors (`cursors/`), the floor
     /// then standing above them.
-    @Test(arguments: [UInt64(1), 2, 5, 6, 7, 8])
+    /// Seed 207 failed when the sync's paced cursor writes left out the temporary file's
+    /// fsync as well as the directory's: a power cut kept the rename of `cursor.json` and
+    /// lost its content (a cursor of zeros, the journal refused).
+    @Test(arguments: [UInt64(1), 2, 5, 6, 7, 8, 207])
     func regressionSeed(_ seed: UInt64) async {
         let outcome = await Explorer().run(seed: seed)
         #expect(outcome.violation == nil, "\(outcome.violation.map { "\($0)" } ?? "")")
