@@ -43,7 +43,7 @@ let package = Package(
         .target(
             name: "OverlandSync",
             dependencies: [
-                "OverlandJournal", "OverlandProtocol", "OverlandJSON",
+                "OverlandJournal", "OverlandProtocol", "OverlandJSON", "OverlandSettings",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -62,6 +62,13 @@ let package = Package(
             name: "OverlandRecorder",
             dependencies: ["OverlandNMEA", "OverlandProtocol", "OverlandJournal"]
         ),
+        // The logger as a service: opening inputs (files, serial ports, gpsd's socket), the
+        // read loop over a byte source and an injected clock, reconnection, the no-fix state,
+        // the automatic trip stop.
+        .target(
+            name: "OverlandLogger",
+            dependencies: ["OverlandNMEA", "OverlandRecorder", "OverlandJournal", "OverlandProtocol", "OverlandSettings", "OverlandJSON"]
+        ),
         // Journals as GPX 1.1, GeoJSON and CSV, streamed.
         .target(name: "OverlandExport", dependencies: ["OverlandJournal", "OverlandProtocol", "OverlandJSON"]),
         // What the three commands share: options, settings, exit statuses, terminal output.
@@ -69,7 +76,7 @@ let package = Package(
             name: "OverlandCLI",
             dependencies: [
                 "OverlandNMEA", "OverlandProtocol", "OverlandJournal", "OverlandJSON", "OverlandRecorder",
-                "OverlandSettings", "OverlandSync", "OverlandMQTT", "OverlandExport",
+                "OverlandSettings", "OverlandSync", "OverlandMQTT", "OverlandExport", "OverlandLogger",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -91,7 +98,7 @@ let package = Package(
         .testTarget(name: "OverlandSettingsTests", dependencies: ["OverlandSettings"]),
         .testTarget(name: "OverlandExportTests", dependencies: ["OverlandExport"]),
         .testTarget(name: "OverlandMQTTTests", dependencies: ["OverlandMQTT", "OverlandProtocol", "OverlandJSON"]),
-        .testTarget(name: "OverlandCLITests", dependencies: ["OverlandCLI"]),
+        .testTarget(name: "OverlandLoggerTests", dependencies: ["OverlandLogger", "OverlandNMEA", "OverlandRecorder", "OverlandJournal"]),
         .testTarget(
             name: "OverlandSyncTests",
             dependencies: [

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import ArgumentParser
+import OverlandLogger
 import OverlandJSON
 import OverlandJournal
 import OverlandProtocol

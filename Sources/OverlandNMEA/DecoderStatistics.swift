@@ -69,6 +69,10 @@ public struct DecoderStatistics: Sendable, Equatable {
     /// Creates statistics with every counter at zero.
     public init() {}
 
+    /// Units a format recognised as its own: sentences of a supported type, UBX frames with a
+    /// good checksum, gpsd reports of any class. Zero for a file of something else entirely.
+    public var recognisedUnits: Int { acceptedSentences + binaryFrames + positionReports + ignoredReports }
+
     /// Adds every counter of `other` to this one.
     public mutating func add(_ other: DecoderStatistics) {
         lines += other.lines

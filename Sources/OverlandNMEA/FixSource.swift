@@ -44,10 +44,7 @@ public struct FixSource {
     /// Whether anything in the input was a format's own: a sentence of a type that can
     /// carry a fix (RMC, GGA, GNS, GLL, GSA, GST, VTG, ZDA; with a fix or without), a gpsd
     /// report of any class, a UBX frame. False for a file of something else entirely.
-    public var recognisedAnything: Bool {
-        let s = statistics
-        return s.acceptedSentences + s.positionReports + s.ignoredReports + s.binaryFrames > 0
-    }
+    public var recognisedAnything: Bool { statistics.recognisedUnits > 0 }
 
     /// What the input held when nothing in it was recognised, e.g. "142312 bytes of binary data".
     public var contentDescription: String {
@@ -56,7 +53,7 @@ public struct FixSource {
         let s = statistics
         let other = s.ignoredSentences > 0
             ? " (\(Plural.count(s.ignoredSentences, "sentence")) of types without a position)" : ""
-        return "found \(Plural.count(bytesRead, "byte")) of \(kind)\(other), no NMEA position sentence or gpsd report"
+        return "found \(Plural.count(bytesRead, "byte")) of \(kind)\(other), nothing any input format recognises"
     }
 
     public mutating func push(_ bytes: UnsafeRawBufferPointer, into fixes: inout [Fix]) {

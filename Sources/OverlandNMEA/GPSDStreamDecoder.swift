@@ -94,6 +94,7 @@ public struct GPSDStreamDecoder: Sendable {
 
 extension GPSDStreamDecoder: InputDecoder {
     public static let formatName = "gpsd"
+    public static let formatTitle = "gpsd JSON"
     public static let formatDescription = "gpsd JSON reports (gpspipe -w, gpsd's socket)"
     /// The first line that is not blank, a comment or gpsd's greeting starts with `{`.
     public static func sniff(_ prefix: ArraySlice<UInt8>, isComplete: Bool) -> Sniff {

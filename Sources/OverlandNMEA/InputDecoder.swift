@@ -1,3 +1,5 @@
+import OverlandJSON
+
 /// One input format: a push decoder from the bytes of a stream to fixes, with its own
 /// statistics, that can tell from a stream's first bytes whether the stream is its format.
 ///
@@ -7,6 +9,8 @@
 public protocol InputDecoder: FixStreamDecoder {
     /// The name `--input` takes (`nmea`, `gpsd`, `ubx`).
     static var formatName: String { get }
+    /// What the format is called in a sentence ("NMEA 0183", "u-blox UBX").
+    static var formatTitle: String { get }
     /// What the format is, for help and messages.
     static var formatDescription: String { get }
     /// Whether a stream starting with `prefix` is this format; ``Sniff/needMore`` while
@@ -49,6 +53,14 @@ public enum InputDecoders {
         UBXStreamDecoder.self,
         NMEAStreamDecoder.self,
     ]
+
+    /// Every format's title, as a list: "gpsd JSON, u-blox UBX or NMEA 0183".
+    public static var titles: String { Plural.list(all.map { $0.formatTitle }) }
+
+    /// `--input`'s help: each format's name and what it is, from the table.
+    public static var help: String {
+        "auto (detected from the first bytes), " + Plural.list(all.map { "\($0.formatName) (\($0.formatDescription))" })
+    }
 
     /// The format named `name`, if any.
     public static func named(_ name: String) -> (any InputDecoder.Type)? {

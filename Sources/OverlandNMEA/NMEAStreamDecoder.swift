@@ -92,6 +92,7 @@ public struct NMEAStreamDecoder: Sendable {
 
 extension NMEAStreamDecoder: InputDecoder {
     public static let formatName = "nmea"
+    public static let formatTitle = "NMEA 0183"
     public static let formatDescription = "NMEA 0183 sentences (a receiver, gpspipe -r, a capture)"
     /// NMEA is the fallback: it reads anything, skipping what is not a sentence.
     public static func sniff(_ prefix: ArraySlice<UInt8>, isComplete: Bool) -> Sniff { .match }

@@ -254,6 +254,7 @@ public struct UBXStreamDecoder: Sendable {
 
 extension UBXStreamDecoder: InputDecoder {
     public static let formatName = "ubx"
+    public static let formatTitle = "u-blox UBX"
     public static let formatDescription = "u-blox UBX binary frames mixed with NMEA"
     /// Bytes a stream is looked at for a UBX frame: u-blox sends NMEA, UBX and RTCM3
     /// interleaved, and a receiver's stream is joined anywhere, so a frame is looked for in a

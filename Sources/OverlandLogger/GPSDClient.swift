@@ -7,19 +7,19 @@ import Glibc
 /// its VERSION, DEVICES and WATCH reports, then a TPV report per fix (and SKY and others,
 /// which the decoder skips), one JSON object per line: what `gpspipe -w` prints, without
 /// needing gpspipe.
-struct GPSDClient {
-    static let defaultHost = "localhost"
-    static let defaultPort = 2947
+public struct GPSDClient: Sendable {
+    public static let defaultHost = "localhost"
+    public static let defaultPort = 2947
     static let watch = Array("?WATCH={\"enable\":true,\"json\":true}\n".utf8)
 
-    var host: String
-    var port: Int
+    public var host: String
+    public var port: Int
 
     /// `HOST`, `HOST:PORT`, `:PORT`, `[IPv6]`, `[IPv6]:PORT` or a bare IPv6 address; nil
     /// when the port is not 1 to 65535 or the host cannot be one (an unclosed `[`, a
     /// bracket, slash, `@`, blank or control character in it): retried forever, it would
     /// never connect.
-    init?(_ text: String?) {
+    public init?(_ text: String?) {
         guard let text, !text.isEmpty else {
             host = Self.defaultHost
             port = Self.defaultPort
@@ -54,11 +54,11 @@ struct GPSDClient {
         }
     }
 
-    var name: String { host.contains(":") ? "gpsd at [\(host)]:\(port)" : "gpsd at \(host):\(port)" }
+    public var name: String { host.contains(":") ? "gpsd at [\(host)]:\(port)" : "gpsd at \(host):\(port)" }
 
     /// Connects and sends the WATCH command; returns the socket (non-blocking, close-on-exec)
     /// or nil with a reason (gpsd not running, name unknown).
-    func connect() -> (fd: Int32?, error: String?) {
+    public func connect() -> (fd: Int32?, error: String?) {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)

@@ -10,44 +10,44 @@
 /// `settle` seconds. Until then, reopening and ending again is silent and the waits go on
 /// growing. Times are seconds of a monotonic clock, passed in; `reopen` takes the clock and
 /// the sleep as functions: the rule is tested without sleeping.
-struct ReconnectBackoff: Sendable {
-    static let first = 0.5
-    static let longest = 30.0
-    static let settle = 30.0
+public struct ReconnectBackoff: Sendable {
+    public static let first = 0.5
+    public static let longest = 30.0
+    public static let settle = 30.0
 
-    enum Event: Equatable, Sendable { case lost, back }
+    public enum Event: Equatable, Sendable { case lost, back }
 
     /// The longest wait between tries.
-    let longestWait: Double
+    public let longestWait: Double
     /// Whether the input is lost (ended, and not yet back).
-    private(set) var isLost = false
+    public private(set) var isLost = false
     /// Tries since the input was last up.
-    private(set) var failures = 0
+    public private(set) var failures = 0
     /// When the open descriptor was opened.
     private var openedAt: Double
 
     /// An input opened at `now` (up).
-    init(openedAt now: Double, longestWait: Double = Self.longest) {
+    public init(openedAt now: Double, longestWait: Double = Self.longest) {
         openedAt = now
         self.longestWait = longestWait
     }
 
     /// An input not opened yet (`--gpsd` before gpsd is up): lost, without a word.
-    static func waiting(longestWait: Double = Self.longest) -> ReconnectBackoff {
+    public static func waiting(longestWait: Double = Self.longest) -> ReconnectBackoff {
         var backoff = ReconnectBackoff(openedAt: 0, longestWait: longestWait)
         backoff.isLost = true
         return backoff
     }
 
     /// The wait before the next try, growing.
-    mutating func nextDelay() -> Double {
+    public mutating func nextDelay() -> Double {
         let delay = min(longestWait, Self.first * Double(1 << min(failures, 16)))
         failures += 1
         return delay
     }
 
     /// The input ended (end of file, an error): `.lost` when it was up.
-    mutating func ended() -> Event? {
+    public mutating func ended() -> Event? {
         guard !isLost else { return nil }
         isLost = true
         failures = 0
@@ -55,28 +55,28 @@ struct ReconnectBackoff: Sendable {
     }
 
     /// The input was opened again at `now`.
-    mutating func opened(at now: Double) { openedAt = now }
+    public mutating func opened(at now: Double) { openedAt = now }
 
     /// The open input read (`fix`: a fix among what it read; false for a wake-up without
     /// one) at `now`: `.back` when a lost input has proved itself.
-    mutating func observe(fix: Bool, at now: Double) -> Event? {
+    public mutating func observe(fix: Bool, at now: Double) -> Event? {
         guard isLost, fix || now - openedAt >= Self.settle else { return nil }
         isLost = false
         failures = 0
         return .back
     }
 
-    /// Waits and tries `open` until it gives a descriptor, or `shouldStop` (looked at
+    /// Waits and tries `open` until it gives an input, or `shouldStop` (looked at
     /// before each wait and each try) says stop: nil then.
-    mutating func reopen(now: () -> Double, sleep: (Double) -> Void, shouldStop: () -> Bool,
-                         open: () -> Int32?) -> Int32? {
+    public mutating func reopen<Opened>(now: () -> Double, sleep: (Double) -> Void, shouldStop: () -> Bool,
+                                        open: () -> Opened?) -> Opened? {
         while true {
             if shouldStop() { return nil }
             sleep(nextDelay())
             if shouldStop() { return nil }
-            if let fd = open() {
+            if let input = open() {
                 opened(at: now())
-                return fd
+                return input
             }
         }
     }

@@ -1,4 +1,4 @@
-@testable import OverlandCLI
+@testable import OverlandLogger
 import Testing
 
 /// Issue 21: a gpsd that accepts and closes got 5,481 connections in 5 s and 10,962 log
@@ -74,7 +74,7 @@ import Testing
         var tries = 0
         var stop = false
         let fd = backoff.reopen(now: { clock.now }, sleep: { clock.sleep($0); if clock.sleeps.count == 3 { stop = true } },
-                                shouldStop: { stop }, open: {
+                                shouldStop: { stop }, open: { () -> Int32? in
             tries += 1
             return nil
         })

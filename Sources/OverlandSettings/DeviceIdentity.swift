@@ -2,13 +2,12 @@
 import Glibc
 #endif
 import OverlandProtocol
-import OverlandSettings
 
 /// The device id stamped on points and records.
-enum DeviceIdentity {
+public enum DeviceIdentity {
     /// The flag, else the settings (`OVERLAND_DEVICE_ID`, then the file), else the host
     /// name (some receivers drop points with a blank device id), else "overland".
-    static func resolve(flag: String?, settings: Settings) -> String {
+    public static func resolve(flag: String?, settings: Settings) -> String {
         if let flag { return flag }
         if let configured = settings.deviceID { return configured }
         var name = [UInt8](repeating: 0, count: 256)

@@ -7,16 +7,22 @@ import OverlandJournal
 /// `state/input.json`: written by a running `overland-log` while its live input has given
 /// no fix for a while (`{"input":NAME,"no_fix_since":UNIX,"pid":PID}`), removed when fixes
 /// come back and when the logger exits; `overland status` shows it while that process runs.
-enum InputState {
-    static let name = "input.json"
+public enum InputState {
+    public static let name = "input.json"
 
-    struct NoFix {
-        var input: String
-        var since: Int64
-        var pid: Int32
+    public struct NoFix: Sendable, Equatable {
+        public var input: String
+        public var since: Int64
+        public var pid: Int32
+
+        public init(input: String, since: Int64, pid: Int32) {
+            self.input = input
+            self.since = since
+            self.pid = pid
+        }
     }
 
-    static func write(_ state: NoFix, in journal: Journal) {
+    public static func write(_ state: NoFix, in journal: Journal) {
         var writer = JSONWriter()
         writer.appendRaw(#"{"input":"#)
         writer.appendString(state.input)
@@ -28,12 +34,12 @@ enum InputState {
         try? journal.writeState(name, writer.bytes)
     }
 
-    static func clear(in journal: Journal) {
+    public static func clear(in journal: Journal) {
         if (try? journal.readState(name)) != nil { try? journal.removeState(name) }
     }
 
     /// The no-fix state of a logger still running, if any.
-    static func read(in journal: Journal) -> NoFix? {
+    public static func read(in journal: Journal) -> NoFix? {
         guard let bytes = try? journal.readState(name), let value = try? JSONParser.parse(bytes[...]),
               let input = value["input"]?.string, let since = value["no_fix_since"]?.double,
               let pid = value["pid"]?.double, pid > 0, pid < Double(Int32.max) else { return nil }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import OverlandJournal
 import OverlandNMEA
 
 /// A receiver's serial port (USB or UART): raw mode at a given rate, or the rate detected
@@ -9,15 +10,15 @@ import OverlandNMEA
 /// Raw mode: no line editing, echo, signals or CR/LF translation, 8 data bits, receiver on,
 /// modem lines ignored (`CLOCAL`), reads return what has arrived. Detection sets each usual
 /// rate in turn and listens for a moment: the first rate at which two sentences with good
-/// checksums (or two UBX frames) arrive is the port's. On a pseudo-terminal (tests, `socat`)
+/// checksums or two UBX frames (any input format's units) arrive is the port's. On a pseudo-terminal (tests, `socat`)
 /// the rate has no effect and the first rate tried is found.
-enum SerialPort {
+public enum SerialPort {
     /// The rates tried, most common first: 9600 (u-blox, most USB receivers), 4800 (the
     /// NMEA 0183 standard, older units), then the faster ones.
-    static let usualRates = [9600, 4800, 38400, 115200, 19200, 57600, 230400]
+    public static let usualRates = [9600, 4800, 38400, 115200, 19200, 57600, 230400]
 
     /// How long each rate is listened to during detection, in seconds.
-    static let listenSeconds = 1.5
+    public static let listenSeconds = 1.5
 
     static func speed(for rate: Int) -> speed_t? {
         switch rate {
@@ -37,13 +38,13 @@ enum SerialPort {
     }
 
     /// The rates `--baud` accepts.
-    static let supportedRates = [1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600]
+    public static let supportedRates = [1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600]
 
     /// Whether `fd` is a terminal (a serial port or a pseudo-terminal).
-    static func isPort(_ fd: Int32) -> Bool { isatty(fd) == 1 }
+    public static func isPort(_ fd: Int32) -> Bool { isatty(fd) == 1 }
 
     /// Puts the port in raw mode at `rate`; false with errno set when the port refuses.
-    static func configure(_ fd: Int32, rate: Int) -> Bool {
+    public static func configure(_ fd: Int32, rate: Int) -> Bool {
         guard let speed = speed(for: rate) else { return false }
         var settings = termios()
         guard tcgetattr(fd, &settings) == 0 else { return false }
@@ -59,9 +60,9 @@ enum SerialPort {
         return tcsetattr(fd, TCSANOW, &settings) == 0
     }
 
-    /// Finds the port's rate: listens at each usual rate; nil when none gives NMEA or UBX.
+    /// Finds the port's rate: listens at each usual rate; nil when no input format is recognised at any.
     /// `shouldStop` is asked between reads (signals).
-    static func detectRate(_ fd: Int32, shouldStop: () -> Bool) -> Int? {
+    public static func detectRate(_ fd: Int32, shouldStop: () -> Bool) -> Int? {
         for rate in usualRates {
             guard configure(fd, rate: rate) else { continue }
             tcflush(fd, TCIFLUSH)
@@ -71,41 +72,22 @@ enum SerialPort {
         return nil
     }
 
-    /// Reads for up to `seconds`; true once two checksummed sentences or UBX frames arrived.
-    private static func listen(_ fd: Int32, seconds: Double, shouldStop: () -> Bool) -> Bool {
-        var framer = NMEALineFramer()
-        var decoder = NMEASentenceDecoder(checksumPolicy: .required)
-        var good = 0
-        var ubxSync = 0
-        var previous: UInt8 = 0
+    /// Reads for up to `seconds` (of `clock`); true once an input format recognised two of
+    /// its units (checksummed sentences, UBX frames: ``FormatRecogniser``).
+    static func listen(_ fd: Int32, seconds: Double, clock: () -> Double = { monotonicSeconds() },
+                       shouldStop: () -> Bool) -> Bool {
+        var recogniser = FormatRecogniser()
         var buffer = [UInt8](repeating: 0, count: 4096)
-        let deadline = monotonicNow() + seconds
-        while monotonicNow() < deadline && !shouldStop() {
+        let deadline = clock() + seconds
+        while clock() < deadline && !shouldStop() {
             var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&descriptor, 1, 100)
-            if ready <= 0 { continue }
+            if poll(&descriptor, 1, 100) <= 0 { continue }
             let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
             if count < 0 && (errno == EAGAIN || errno == EINTR) { continue }
             if count <= 0 { return false }
-            for byte in buffer[0..<count] {
-                if previous == 0xB5 && byte == 0x62 { ubxSync += 1 }
-                previous = byte
-            }
-            framer.append(buffer[0..<count])
-            while let line = framer.nextLine() {
-                switch decoder.decode(line) {
-                case .sentence, .ignored: good += 1
-                default: break
-                }
-            }
-            if good >= 2 || ubxSync >= 2 { return true }
+            recogniser.push(buffer[0..<count])
+            if recogniser.recognised >= 2 { return true }
         }
         return false
-    }
-
-    private static func monotonicNow() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 }

@@ -4,19 +4,19 @@ import Glibc
 
 /// Notices that a file changed (its modification time, size or inode), looking at most
 /// once every `interval` seconds.
-final class FileChangeWatcher {
+public final class FileChangeWatcher {
     private let path: String
     private let interval: Double
     private var lastLook = -Double.infinity
     private var signature: [Int64]
 
-    init(path: String, interval: Double = 2) {
+    public init(path: String, interval: Double = 2) {
         self.path = path
         self.interval = interval
         signature = Self.signature(of: path)
     }
 
-    func hasChanged(now: Double) -> Bool {
+    public func hasChanged(now: Double) -> Bool {
         guard now - lastLook >= interval else { return false }
         lastLook = now
         let current = Self.signature(of: path)
