@@ -37,14 +37,10 @@ public struct NMEALineFramer: Sendable {
     /// skipped bytes, sentence candidates).
     public private(set) var statistics = DecoderStatistics()
 
-    private enum State: Sendable {
-        case lineStart, junk, comment, sentence, overlong
-    }
-
     private var buffer = FramingBuffer()
     private var scanIndex = 0
     private var sentenceStart = 0
-    private var state = State.lineStart
+    private var state = LineScan.State.lineStart
 
     /// Creates a framer that discards lines longer than `maximumLineLength` bytes (at least 16).
     public init(maximumLineLength: Int = NMEALineFramer.defaultMaximumLineLength) {
@@ -67,124 +63,15 @@ public struct NMEALineFramer: Sendable {
     public mutating func nextLine() -> ArraySlice<UInt8>? {
         let count = buffer.count
         if scanIndex >= count { return nil }
-        var i = scanIndex
-        var state = self.state
-        var start = sentenceStart
-        var stats = ScanCounts()
         let maximum = maximumLineLength
-        let found: Range<Int>? = buffer.bytes.withUnsafeBufferPointer { p -> Range<Int>? in
-            while i < count {
-                let c = p[i]
-                switch state {
-                case .lineStart, .junk:
-                    if c == ASCII.dollar || c == ASCII.bang {
-                        stats.lines += 1
-                        state = .sentence
-                        start = i
-                    } else if c == ASCII.cr || c == ASCII.lf {
-                        state = .lineStart
-                    } else if c == ASCII.hash && state == .lineStart {
-                        stats.lines += 1
-                        stats.commentLines += 1
-                        state = .comment
-                    } else {
-                        if state == .lineStart { stats.lines += 1 }
-                        stats.skippedBytes += 1
-                        state = .junk
-                    }
-                    i += 1
-                case .comment:
-                    if c == ASCII.cr || c == ASCII.lf {
-                        state = .lineStart
-                    } else if c < ASCII.space && c != ASCII.tab || c == 0x7F {
-                        // A control byte: binary data that happened to contain '#', not a
-                        // comment after all. (Bytes above 0x7F are UTF-8 text in headers.)
-                        stats.skippedBytes += 1
-                        state = .junk
-                    }
-                    i += 1
-                case .overlong:
-                    if c == ASCII.dollar || c == ASCII.bang {
-                        stats.lines += 1
-                        state = .sentence
-                        start = i
-                    } else if c == ASCII.cr || c == ASCII.lf {
-                        state = .lineStart
-                    } else {
-                        stats.skippedBytes += 1
-                    }
-                    i += 1
-                case .sentence:
-                    // The hot loop: run over the body of the sentence.
-                    let limit = min(count, start + maximum + 1)
-                    var j = max(i, start + 1)
-                    // Eight bytes at a time while none of them can end the body; the byte
-                    // loop below finds which one does.
-                    if let base = p.baseAddress {
-                        let raw = UnsafeRawPointer(base)
-                        while j + 8 <= limit, !NMEALineFramer.mayEndBody(raw.loadUnaligned(fromByteOffset: j, as: UInt64.self)) {
-                            j += 8
-                        }
-                    }
-                    while j < limit {
-                        let b = p[j]
-                        if b >= 0x20 && b < 0x7F && b != ASCII.dollar { j += 1 } else { break }
-                    }
-                    if j - start > maximum {
-                        stats.overlongLines += 1
-                        stats.skippedBytes += j - start
-                        state = .overlong
-                        i = j
-                        continue
-                    }
-                    if j == count {
-                        i = j
-                        return nil
-                    }
-                    let b = p[j]
-                    let line = start..<j
-                    if b == ASCII.cr || b == ASCII.lf {
-                        state = .lineStart
-                        i = j + 1
-                        if line.count >= NMEALineFramer.minimumLineLength {
-                            stats.sentences += 1
-                            return line
-                        }
-                        stats.brokenLines += 1
-                        stats.skippedBytes += line.count
-                        continue
-                    }
-                    let complete = NMEALineFramer.endsWithChecksum(p, line)
-                    if b == ASCII.dollar {
-                        stats.lines += 1
-                        start = j
-                        i = j + 1
-                        if complete {
-                            stats.sentences += 1
-                            return line
-                        }
-                        stats.brokenLines += 1
-                        stats.skippedBytes += line.count
-                        continue
-                    }
-                    // A byte that cannot occur in a sentence: binary data, NUL, non-ASCII.
-                    stats.skippedBytes += 1
-                    state = .junk
-                    i = j + 1
-                    if complete {
-                        stats.sentences += 1
-                        return line
-                    }
-                    stats.brokenLines += 1
-                    stats.skippedBytes += line.count
-                }
-            }
-            return nil
+        let (found, scan) = buffer.bytes.withUnsafeBufferPointer { p -> (Range<Int>?, LineScan) in
+            var scan = LineScan(p: p, count: count, maximum: maximum, i: scanIndex, state: state, start: sentenceStart)
+            return (scan.run(), scan)
         }
-        scanIndex = i
-        self.state = state
-        sentenceStart = start
-        stats.add(to: &statistics)
+        scanIndex = scan.i
+        state = scan.state
+        sentenceStart = scan.start
+        scan.stats.add(to: &statistics)
         return found.map { buffer[$0] }
     }
 
@@ -234,6 +121,170 @@ public struct NMEALineFramer: Sendable {
         let end = line.upperBound
         return line.count >= minimumLineLength && p[end - 3] == ASCII.star && ASCIIHex.value(p[end - 2]) != nil
             && ASCIIHex.value(p[end - 1]) != nil
+    }
+}
+
+/// One run of ``NMEALineFramer/nextLine()`` over the buffered bytes: a state machine with a
+/// step per state, its counters kept in registers.
+private struct LineScan {
+    enum State: Sendable {
+        case lineStart, junk, comment, sentence, overlong
+    }
+
+    /// What a sentence's step found.
+    enum Step {
+        case line(Range<Int>), needMore, next
+    }
+
+    let p: UnsafeBufferPointer<UInt8>
+    let count: Int
+    let maximum: Int
+    var i: Int
+    var state: State
+    var start: Int
+    var stats = ScanCounts()
+
+    /// Scans to the next sentence candidate; nil when the bytes ran out first.
+    @inline(__always)
+    mutating func run() -> Range<Int>? {
+        while i < count {
+            let c = p[i]
+            switch state {
+            case .lineStart, .junk: outside(c)
+            case .comment: comment(c)
+            case .overlong: overlong(c)
+            case .sentence:
+                switch sentence() {
+                case .line(let line): return line
+                case .needMore: return nil
+                case .next: continue
+                }
+            }
+        }
+        return nil
+    }
+
+    /// Between sentences: a `$` or `!` starts one, a line end ends the junk, `#` at a
+    /// line's start a comment; anything else is skipped.
+    @inline(__always)
+    mutating func outside(_ c: UInt8) {
+        if c == ASCII.dollar || c == ASCII.bang {
+            startSentence()
+        } else if c == ASCII.cr || c == ASCII.lf {
+            state = .lineStart
+        } else if c == ASCII.hash && state == .lineStart {
+            stats.lines += 1
+            stats.commentLines += 1
+            state = .comment
+        } else {
+            if state == .lineStart { stats.lines += 1 }
+            stats.skippedBytes += 1
+            state = .junk
+        }
+        i += 1
+    }
+
+    @inline(__always)
+    mutating func comment(_ c: UInt8) {
+        if c == ASCII.cr || c == ASCII.lf {
+            state = .lineStart
+        } else if c < ASCII.space && c != ASCII.tab || c == 0x7F {
+            // A control byte: binary data that happened to contain '#', not a comment
+            // after all. (Bytes above 0x7F are UTF-8 text in headers.)
+            stats.skippedBytes += 1
+            state = .junk
+        }
+        i += 1
+    }
+
+    @inline(__always)
+    mutating func overlong(_ c: UInt8) {
+        if c == ASCII.dollar || c == ASCII.bang {
+            startSentence()
+        } else if c == ASCII.cr || c == ASCII.lf {
+            state = .lineStart
+        } else {
+            stats.skippedBytes += 1
+        }
+        i += 1
+    }
+
+    @inline(__always)
+    mutating func startSentence() {
+        stats.lines += 1
+        state = .sentence
+        start = i
+    }
+
+    /// In a sentence: runs over its body, then decides by the byte that ended it.
+    @inline(__always)
+    mutating func sentence() -> Step {
+        let j = bodyEnd()
+        if j - start > maximum {
+            stats.overlongLines += 1
+            stats.skippedBytes += j - start
+            state = .overlong
+            i = j
+            return .next
+        }
+        if j == count {
+            i = j
+            return .needMore
+        }
+        return ended(at: j)
+    }
+
+    /// The hot loop: the index of the first byte after `start` that cannot be in a
+    /// sentence's body, at most one past the longest line.
+    @inline(__always)
+    func bodyEnd() -> Int {
+        let limit = min(count, start + maximum + 1)
+        var j = max(i, start + 1)
+        // Eight bytes at a time while none of them can end the body; the byte loop below
+        // finds which one does.
+        if let base = p.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while j + 8 <= limit, !NMEALineFramer.mayEndBody(raw.loadUnaligned(fromByteOffset: j, as: UInt64.self)) {
+                j += 8
+            }
+        }
+        while j < limit {
+            let b = p[j]
+            if b >= 0x20 && b < 0x7F && b != ASCII.dollar { j += 1 } else { break }
+        }
+        return j
+    }
+
+    /// The body ended at `j`: a line end completes it (if long enough); another `$` or a
+    /// byte that cannot occur in a sentence keeps it only with a complete checksum.
+    @inline(__always)
+    mutating func ended(at j: Int) -> Step {
+        let b = p[j]
+        let line = start..<j
+        let kept: Bool
+        if b == ASCII.cr || b == ASCII.lf {
+            state = .lineStart
+            i = j + 1
+            kept = line.count >= NMEALineFramer.minimumLineLength
+        } else if b == ASCII.dollar {
+            stats.lines += 1
+            start = j
+            i = j + 1
+            kept = NMEALineFramer.endsWithChecksum(p, line)
+        } else {
+            // Binary data, NUL, non-ASCII.
+            stats.skippedBytes += 1
+            state = .junk
+            i = j + 1
+            kept = NMEALineFramer.endsWithChecksum(p, line)
+        }
+        if kept {
+            stats.sentences += 1
+            return .line(line)
+        }
+        stats.brokenLines += 1
+        stats.skippedBytes += line.count
+        return .next
     }
 }
 
