@@ -3,8 +3,9 @@ import OverlandJSON
 /// Counters of what a decoder read, accepted, skipped and emitted.
 ///
 /// Each stage fills its own counters: the framers count lines and skipped bytes, the
-/// sentence decoder counts checksums and sentence types, the assembler counts fixes, the
-/// gpsd decoder counts reports. Nothing here is fatal: bad input only costs the damaged
+/// sentence decoder counts checksums and sentence types, the assembler counts fixes. A
+/// format's own counters (UBX frames, gpsd reports) are its own type, a
+/// ``FormatStatistics`` kept in ``formats``: this type knows no format but NMEA's. Nothing here is fatal: bad input only costs the damaged
 /// lines and shows up in these numbers.
 public struct DecoderStatistics: Sendable, Equatable {
     /// Non-empty lines seen, of any kind (sentences, comments, JSON, junk).
@@ -43,35 +44,46 @@ public struct DecoderStatistics: Sendable, Equatable {
     public var futureFixes = 0
     /// Fixes whose time jumped away from the stream and back (one glitched date), dropped.
     public var timeOutliers = 0
-    /// UBX frames with a good checksum.
-    public var binaryFrames = 0
-    /// UBX NAV-PVT and NAV-SOL frames (navigation solutions) among them.
-    public var positionFrames = 0
-    /// UBX frames of other messages, ignored.
-    public var ignoredFrames = 0
-    /// UBX frames with a bad checksum or cut short, skipped.
-    public var brokenFrames = 0
-    /// UBX frames with values out of range, skipped.
-    public var malformedFrames = 0
-    /// NMEA fixes dropped because UBX (NAV-PVT or NAV-SOL) reports the same epochs.
-    public var supersededFixes = 0
-    /// gpsd JSON reports of class TPV read.
-    public var positionReports = 0
-    /// gpsd JSON reports of other classes (VERSION, DEVICES, WATCH, SKY, ...), ignored.
-    public var ignoredReports = 0
-    /// gpsd JSON lines that were not valid JSON objects or had unusable members.
-    public var malformedReports = 0
-    /// gpsd TPV reports merged into the previous one because they had the same time.
-    public var mergedReports = 0
     /// Fixes emitted.
     public var fixes = 0
+
+    /// Each format's own counters, in the order first counted.
+    public private(set) var formats: [any FormatStatistics] = []
 
     /// Creates statistics with every counter at zero.
     public init() {}
 
+    /// The counters of format `type` (zero when it counted nothing).
+    public subscript<Counts: FormatStatistics>(_ type: Counts.Type) -> Counts {
+        get { formats.lazy.compactMap { $0 as? Counts }.first ?? Counts() }
+        set {
+            if let index = formats.firstIndex(where: { $0 is Counts }) {
+                formats[index] = newValue
+            } else if newValue != Counts() {
+                formats.append(newValue)
+            }
+        }
+    }
+
+    private mutating func add<Counts: FormatStatistics>(format counts: Counts) {
+        self[Counts.self].add(counts)
+    }
+
+    /// The shared counters, in one list (for equality).
+    private var shared: [Int] {
+        [lines, commentLines, sentences, acceptedSentences, uncheckedSentences, badChecksums, missingChecksums,
+         ignoredSentences, malformedSentences, overlongLines, brokenLines, skippedBytes, invalidFixes, undatedFixes,
+         weekRolloverCorrections, lateSentences, futureFixes, timeOutliers, fixes]
+    }
+
+    public static func == (left: DecoderStatistics, right: DecoderStatistics) -> Bool {
+        left.shared == right.shared && left.formats.count == right.formats.count
+            && left.formats.allSatisfy { $0.isEqual(to: right) }
+    }
+
     /// Units a format recognised as its own: sentences of a supported type, UBX frames with a
     /// good checksum, gpsd reports of any class. Zero for a file of something else entirely.
-    public var recognisedUnits: Int { acceptedSentences + binaryFrames + positionReports + ignoredReports }
+    public var recognisedUnits: Int { formats.reduce(acceptedSentences) { $0 + $1.recognisedUnits } }
 
     /// Adds every counter of `other` to this one.
     public mutating func add(_ other: DecoderStatistics) {
@@ -93,17 +105,8 @@ public struct DecoderStatistics: Sendable, Equatable {
         lateSentences += other.lateSentences
         futureFixes += other.futureFixes
         timeOutliers += other.timeOutliers
-        binaryFrames += other.binaryFrames
-        positionFrames += other.positionFrames
-        ignoredFrames += other.ignoredFrames
-        brokenFrames += other.brokenFrames
-        malformedFrames += other.malformedFrames
-        supersededFixes += other.supersededFixes
-        positionReports += other.positionReports
-        ignoredReports += other.ignoredReports
-        malformedReports += other.malformedReports
-        mergedReports += other.mergedReports
         fixes += other.fixes
+        for counts in other.formats { add(format: counts) }
     }
 
     /// A one-line human summary, e.g. `22388 lines, 22388 sentences (22388 accepted), 5597 fixes`,
@@ -113,14 +116,9 @@ public struct DecoderStatistics: Sendable, Equatable {
         if sentences > 0 {
             parts.append("\(Plural.count(sentences, "sentence")) (\(acceptedSentences) accepted)")
         }
-        if binaryFrames > 0 {
-            parts.append("\(Plural.count(binaryFrames, "UBX frame")) (\(positionFrames) NAV-PVT/SOL)")
-        }
-        if positionReports > 0 || ignoredReports > 0 {
-            parts.append(Plural.count(positionReports, "TPV report"))
-        }
+        for counts in formats { parts += counts.headline }
         // (count, singular, plural): each counted with `Plural`.
-        let details: [(Int, String, String?)] = [
+        var details: [(Int, String, String?)] = [
             (commentLines, "comment line", nil),
             (uncheckedSentences, "accepted without checksum", "accepted without checksum"),
             (badChecksums, "bad checksum", nil),
@@ -130,20 +128,16 @@ public struct DecoderStatistics: Sendable, Equatable {
             (overlongLines, "overlong line", nil),
             (brokenLines, "broken line", nil),
             (skippedBytes, "byte skipped", "bytes skipped"),
-            (ignoredReports, "ignored report", nil),
-            (malformedReports, "malformed report", nil),
-            (mergedReports, "merged report", nil),
             (invalidFixes, "invalid fix", nil),
             (undatedFixes, "undated fix", nil),
             (weekRolloverCorrections, "week rollover correction", nil),
             (lateSentences, "late sentence", nil),
-            (ignoredFrames, "ignored UBX frame", nil),
-            (brokenFrames, "broken UBX frame", nil),
-            (malformedFrames, "malformed UBX frame", nil),
-            (supersededFixes, "NMEA fix superseded by UBX", "NMEA fixes superseded by UBX"),
             (futureFixes, "fix dated in the future", "fixes dated in the future"),
             (timeOutliers, "time outlier", nil),
         ]
+        // The formats' own after the shared ones, before the dates' corrections.
+        let formatDetails = formats.flatMap { $0.details }
+        details.insert(contentsOf: formatDetails, at: details.count - 2)
         for (count, singular, plural) in details where count > 0 {
             parts.append(Plural.count(count, singular, plural: plural))
         }

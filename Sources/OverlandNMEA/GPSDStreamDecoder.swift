@@ -12,6 +12,8 @@ public struct GPSDStreamDecoder: Sendable {
     /// The time of the fix last emitted by ``closeCycle(into:)``.
     private var closed: (time: Int64, nanoseconds: Int32)?
     private var counts = DecoderStatistics()
+    /// gpsd's own counters, added to ``statistics`` when asked.
+    private var reports = GPSDStatistics()
 
     /// Creates a decoder that discards lines longer than `maximumLineLength` bytes.
     public init(maximumLineLength: Int = TextLineFramer.defaultMaximumLineLength) {
@@ -22,6 +24,7 @@ public struct GPSDStreamDecoder: Sendable {
     public var statistics: DecoderStatistics {
         var total = counts
         total.add(framer.statistics)
+        total[GPSDStatistics.self] = reports
         return total
     }
 
@@ -62,7 +65,7 @@ public struct GPSDStreamDecoder: Sendable {
     private mutating func handle(_ line: ArraySlice<UInt8>, into fixes: inout [Fix]) {
         switch GPSDReportDecoder.decode(line) {
         case .fix(let fix):
-            counts.positionReports += 1
+            reports.positionReports += 1
             if let closed, closed.time == fix.time, closed.nanoseconds == fix.nanoseconds {
                 counts.lateSentences += 1
                 return
@@ -71,7 +74,7 @@ public struct GPSDStreamDecoder: Sendable {
             if var merged = pending, merged.time == fix.time, merged.nanoseconds == fix.nanoseconds {
                 merged.merge(fix)
                 pending = merged
-                counts.mergedReports += 1
+                reports.mergedReports += 1
             } else {
                 if let pending {
                     counts.fixes += 1
@@ -80,12 +83,12 @@ public struct GPSDStreamDecoder: Sendable {
                 pending = fix
             }
         case .noFix:
-            counts.positionReports += 1
+            reports.positionReports += 1
             counts.invalidFixes += 1
         case .ignored:
-            counts.ignoredReports += 1
+            reports.ignoredReports += 1
         case .malformed:
-            counts.malformedReports += 1
+            reports.malformedReports += 1
         }
     }
 }

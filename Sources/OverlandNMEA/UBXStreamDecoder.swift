@@ -42,6 +42,8 @@ public struct UBXStreamDecoder: Sendable {
     private var ubxFixes = false
     private var nmeaFixes: [Fix] = []
     private var counts = DecoderStatistics()
+    /// UBX's own counters, added to ``statistics`` when asked (not boxed at every frame).
+    private var frames = UBXStatistics()
 
     /// Creates a decoder; the NMEA sentences between frames are decoded as ``NMEAStreamDecoder`` does.
     public init(datePolicy: DatePolicy = .fromStreamOnly, closesCyclesEarly: Bool = false) {
@@ -53,7 +55,8 @@ public struct UBXStreamDecoder: Sendable {
     public var statistics: DecoderStatistics {
         var total = counts
         total.add(nmea.statistics)
-        total.fixes -= counts.supersededFixes // counted by the NMEA decoder, then dropped here
+        total[UBXStatistics.self] = frames
+        total.fixes -= frames.supersededFixes // counted by the NMEA decoder, then dropped here
         return total
     }
 
@@ -76,7 +79,7 @@ public struct UBXStreamDecoder: Sendable {
     /// Ends the input: an unfinished frame's bytes go to the NMEA decoder, what waits is emitted.
     public mutating func finish(into fixes: inout [Fix]) {
         if !frame.isEmpty {
-            counts.brokenFrames += 1
+            frames.brokenFrames += 1
             text.append(contentsOf: frame)
             frame = []
         }
@@ -100,10 +103,10 @@ public struct UBXStreamDecoder: Sendable {
             guard length <= Self.maximumPayload else { return notAFrame(into: &fixes) }
             guard frame.count >= length + 8 else { return }
             guard Self.checksumIsValid(frame[0..<(length + 8)]) else {
-                counts.brokenFrames += 1
+                frames.brokenFrames += 1
                 return notAFrame(into: &fixes)
             }
-            counts.binaryFrames += 1
+            frames.binaryFrames += 1
             handle(class: frame[2], id: frame[3], payload: frame[6..<(6 + length)], into: &fixes)
             let rest = Array(frame[(length + 8)...])
             frame = []
@@ -147,7 +150,7 @@ public struct UBXStreamDecoder: Sendable {
     private mutating func takeNMEAFixes(into fixes: inout [Fix]) {
         guard !nmeaFixes.isEmpty else { return }
         if ubxFixes {
-            counts.supersededFixes += nmeaFixes.count
+            frames.supersededFixes += nmeaFixes.count
         } else {
             fixes.append(contentsOf: nmeaFixes)
         }
@@ -178,7 +181,7 @@ public struct UBXStreamDecoder: Sendable {
         typealias ID = UBXMessage.ID
         guard messageClass == UBXMessage.navigation,
               let minimum = id == ID.endOfEpoch ? 4 : UBXMessage.minimumLength[id], payload.count >= minimum else {
-            counts.ignoredFrames += 1
+            frames.ignoredFrames += 1
             return
         }
         let timeOfWeek = UBXMessage.timeOfWeek(payload)
@@ -198,7 +201,7 @@ public struct UBXStreamDecoder: Sendable {
         var current = epoch ?? UBXEpoch(timeOfWeek: timeOfWeek)
         switch id {
         case ID.pvt:
-            counts.positionFrames += 1
+            frames.positionFrames += 1
             switch UBXEpoch.pvt(payload) {
             case .success(let fix):
                 current.pvt = fix
@@ -206,7 +209,7 @@ public struct UBXStreamDecoder: Sendable {
             case .failure(let failure): count(failure)
             }
         case ID.solution:
-            counts.positionFrames += 1
+            frames.positionFrames += 1
             let solution = UBXSolution(payload)
             if solution.fixOK && [2, 3, 4, 5].contains(solution.fixType) { ubxFixes = true }
             current.solution = solution
@@ -245,7 +248,7 @@ public struct UBXStreamDecoder: Sendable {
         switch failure {
         case .noFix: counts.invalidFixes += 1
         case .undated: counts.undatedFixes += 1
-        case .outOfRange: counts.malformedFrames += 1
+        case .outOfRange: frames.malformedFrames += 1
         }
     }
 }

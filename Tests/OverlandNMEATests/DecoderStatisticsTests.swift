@@ -50,3 +50,44 @@ struct DecoderStatisticsTests {
         #expect(CivilDate(year: 2020, month: 2, day: 14)!.daysSinceEpoch == 18306)
     }
 }
+
+/// A format's own counters live in its own type: the shared statistics add them, sum
+/// them, count what they recognise and read them in the summary without knowing the format.
+@Suite struct FormatStatisticsTests {
+    /// A format the shared statistics have never heard of.
+    struct ToyStatistics: FormatStatistics {
+        var rows = 0
+        var badRows = 0
+        init() {}
+        mutating func add(_ other: ToyStatistics) {
+            rows += other.rows
+            badRows += other.badRows
+        }
+        var recognisedUnits: Int { rows }
+        var headline: [String] { rows > 0 ? ["\(rows) toy rows"] : [] }
+        var details: [(Int, String, String?)] { [(badRows, "bad toy row", nil)] }
+    }
+
+    @Test func aFormatsCountersAreAddedCountedAndSummarised() {
+        var first = DecoderStatistics()
+        first.lines = 3
+        first[ToyStatistics.self].rows = 2
+        var second = DecoderStatistics()
+        second[ToyStatistics.self].badRows = 1
+        second[UBXStatistics.self].binaryFrames = 4
+        first.add(second)
+        #expect(first[ToyStatistics.self].rows == 2 && first[ToyStatistics.self].badRows == 1)
+        #expect(first.recognisedUnits == 6)
+        #expect(first.summary() == "3 lines, 2 toy rows, 4 UBX frames (0 NAV-PVT/SOL), 1 bad toy row, 0 fixes")
+        var same = first
+        #expect(same == first)
+        same[ToyStatistics.self].rows += 1
+        #expect(same != first)
+    }
+
+    @Test func countersAtZeroAreNoFormatAtAll() {
+        var statistics = DecoderStatistics()
+        statistics[GPSDStatistics.self] = GPSDStatistics()
+        #expect(statistics.formats.isEmpty && statistics == DecoderStatistics())
+    }
+}

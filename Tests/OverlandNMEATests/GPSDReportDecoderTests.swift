@@ -104,11 +104,11 @@ struct GPSDReportDecoderTests {
         // The second report of each epoch adds the track: merged in.
         #expect(fixes.allSatisfy { $0.course == 4.94 })
         #expect(fixes.allSatisfy { $0.speed != nil })
-        #expect(stats.positionReports == 18)
+        #expect(stats[GPSDStatistics.self].positionReports == 18)
         #expect(stats.invalidFixes == 10)  // nine mode 1, one without a time
-        #expect(stats.mergedReports == 4)
-        #expect(stats.ignoredReports == 9)  // VERSION, DEVICES, WATCH, 3 DEVICE, 3 SKY
-        #expect(stats.malformedReports == 0)
+        #expect(stats[GPSDStatistics.self].mergedReports == 4)
+        #expect(stats[GPSDStatistics.self].ignoredReports == 9)  // VERSION, DEVICES, WATCH, 3 DEVICE, 3 SKY
+        #expect(stats[GPSDStatistics.self].malformedReports == 0)
         #expect(stats.fixes == 4)
     }
 
@@ -116,7 +116,7 @@ struct GPSDReportDecoderTests {
     func quectelReplay() throws {
         let (fixes, stats) = decodeAll(GPSDStreamDecoder(), try Samples.fixture("gpsd-quectel-l76k.jsonl"))
         #expect(fixes.count == 11)
-        #expect(stats.ignoredReports == 29)
+        #expect(stats[GPSDStatistics.self].ignoredReports == 29)
         let truth = try Samples.truth("quectel-l76k-nmea")
         for fix in fixes {
             let reference = try #require(truth.first { $0.milliseconds == fix.milliseconds })
@@ -135,6 +135,6 @@ struct GPSDReportDecoderTests {
         #expect(fixes.count == 2)
         #expect(stats.commentLines == 1)
         #expect(stats.overlongLines == 1)
-        #expect(stats.malformedReports == 2)
+        #expect(stats[GPSDStatistics.self].malformedReports == 2)
     }
 }

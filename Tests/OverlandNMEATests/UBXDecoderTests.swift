@@ -28,7 +28,7 @@ struct UBXDecoderTests {
         #expect(fix.speedAccuracy == 0.21)
         #expect(abs(fix.courseAccuracy! - 0.75) < 1e-9)
         #expect(fix.satellitesUsed == 14 && fix.pdop == 1.33 && fix.mode == .threeD && fix.quality == .gps)
-        #expect(stats.binaryFrames == 1 && stats.positionFrames == 1 && stats.fixes == 1)
+        #expect(stats[UBXStatistics.self].binaryFrames == 1 && stats[UBXStatistics.self].positionFrames == 1 && stats.fixes == 1)
     }
 
     @Test("negative nanoseconds borrow a second; 2D has no altitude; no fix and no date are counted")
@@ -68,9 +68,9 @@ struct UBXDecoderTests {
         #expect(fixes.allSatisfy { $0.horizontalAccuracy == 1.234 }, "from NAV-PVT, not from NMEA")
         // Even the first epoch's NMEA cycle completes only after the first NAV-PVT (at the
         // next time of day): every NMEA fix is superseded.
-        #expect(stats.supersededFixes == 5)
+        #expect(stats[UBXStatistics.self].supersededFixes == 5)
         #expect(fixes.dropFirst().allSatisfy { $0.hdop == 0.8 && $0.vdop == 1.1 }, "NAV-DOP merged once EOE is known")
-        #expect(stats.binaryFrames == 15)
+        #expect(stats[UBXStatistics.self].binaryFrames == 15)
     }
 
     @Test("drip-fed in any chunk size: the same fixes and statistics")
@@ -85,7 +85,7 @@ struct UBXDecoderTests {
             #expect(dripped.0 == whole.0, "chunk \(chunk)")
             #expect(dripped.1 == whole.1, "chunk \(chunk)")
         }
-        #expect(whole.1.brokenFrames == 1)
+        #expect(whole.1[UBXStatistics.self].brokenFrames == 1)
     }
 
     @Test("a damaged frame is skipped and counted; the next is read")
@@ -96,7 +96,7 @@ struct UBXDecoderTests {
         next.second = 16
         let (fixes, stats) = decodeAll(UBXStreamDecoder(), broken + next.frame())
         #expect(fixes.map(\.isoTime) == ["2026-11-20T12:30:16.000Z"])
-        #expect(stats.brokenFrames == 1)
+        #expect(stats[UBXStatistics.self].brokenFrames == 1)
     }
 
     @Test("live: a stream that goes quiet before its format is told is decided on what came")

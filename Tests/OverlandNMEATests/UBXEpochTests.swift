@@ -60,7 +60,7 @@ struct UBXEpochTests {
         let expectedSpeed: Double = 10 * cos(47.6062095 * Double.pi / 180)
         #expect(abs(speed - expectedSpeed) < 0.01)
         #expect(min(course, 360 - course) < 0.01, "north: \(course)")
-        #expect(stats.positionFrames == 1 && stats.fixes == 1)
+        #expect(stats[UBXStatistics.self].positionFrames == 1 && stats.fixes == 1)
     }
 
     @Test("NAV-SOL with NAV-POSLLH, NAV-VELNED, NAV-DOP and NAV-TIMEGPS: one fix per epoch, each message's values")
@@ -84,7 +84,7 @@ struct UBXEpochTests {
         let course = try #require(fix.course), courseAccuracy = try #require(fix.courseAccuracy)
         #expect(fix.speed == 12.34 && abs(course - 181.5) < 1e-9 && fix.speedAccuracy == 0.31 && abs(courseAccuracy - 2.5) < 1e-9)
         #expect(fix.hdop == 1.2 && fix.vdop == 1.5 && fix.pdop == 1.9 && fix.quality == .dgps)
-        #expect(stats.positionFrames == 3 && stats.ignoredFrames == 0 && stats.fixes == 3)
+        #expect(stats[UBXStatistics.self].positionFrames == 3 && stats[UBXStatistics.self].ignoredFrames == 0 && stats.fixes == 3)
     }
 
     @Test("NAV-SOL without a fix or without a valid week is counted, not emitted; 2D has no altitude")

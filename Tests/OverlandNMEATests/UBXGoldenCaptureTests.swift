@@ -67,8 +67,8 @@ struct UBXGoldenCaptureTests {
         let (fixes, stats) = decodeAll(UBXStreamDecoder(), bytes)
         #expect(fixes.count == capture.fixes)
         #expect(stats.fixes == fixes.count)
-        #expect(stats.brokenFrames == capture.brokenFrames && stats.malformedFrames == 0)
-        #expect(stats.ignoredFrames == capture.ignoredFrames)
+        #expect(stats[UBXStatistics.self].brokenFrames == capture.brokenFrames && stats[UBXStatistics.self].malformedFrames == 0)
+        #expect(stats[UBXStatistics.self].ignoredFrames == capture.ignoredFrames)
         #expect(fixes.map(\.milliseconds) == fixes.map(\.milliseconds).sorted(), "in time order")
 
         let ours = Dictionary(fixes.map { ($0.milliseconds, $0) }, uniquingKeysWith: { first, _ in first })
