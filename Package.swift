@@ -30,8 +30,9 @@ let package = Package(
         .target(name: "CMosquitto"),
         // A small JSON reader and writer over bytes: no Foundation, bounded depth and size.
         .target(name: "OverlandJSON"),
-        // NMEA 0183 and gpsd JSON decoding: bytes in, fixes out. Pure.
-        .target(name: "OverlandNMEA", dependencies: ["OverlandJSON"]),
+        // Input decoding (NMEA 0183, gpsd JSON, u-blox UBX: the formats of InputDecoders.all):
+        // framing, decoding, fix assembly, each format's statistics. Bytes in, fixes out. Pure.
+        .target(name: "OverlandInput", dependencies: ["OverlandJSON"]),
         // The wire: location Feature, request body, reply, `set`, OwnTracks.
         .target(name: "OverlandProtocol", dependencies: ["OverlandJSON"]),
         // Segments, append, seal, recover, cursor, manifest.
@@ -60,14 +61,14 @@ let package = Package(
         // From fixes to records: filters, device metadata (battery, wifi, ids), motion, trips.
         .target(
             name: "OverlandRecorder",
-            dependencies: ["OverlandNMEA", "OverlandProtocol", "OverlandJournal"]
+            dependencies: ["OverlandInput", "OverlandProtocol", "OverlandJournal"]
         ),
         // The logger as a service: opening inputs (files, serial ports, gpsd's socket), the
         // read loop over a byte source and an injected clock, reconnection, the no-fix state,
         // the automatic trip stop.
         .target(
             name: "OverlandLogger",
-            dependencies: ["OverlandNMEA", "OverlandRecorder", "OverlandJournal", "OverlandProtocol", "OverlandSettings", "OverlandJSON"]
+            dependencies: ["OverlandInput", "OverlandRecorder", "OverlandJournal", "OverlandProtocol", "OverlandSettings", "OverlandJSON"]
         ),
         // Journals as GPX 1.1, GeoJSON and CSV, streamed.
         .target(name: "OverlandExport", dependencies: ["OverlandJournal", "OverlandProtocol", "OverlandJSON"]),
@@ -75,7 +76,7 @@ let package = Package(
         .target(
             name: "OverlandCLI",
             dependencies: [
-                "OverlandNMEA", "OverlandProtocol", "OverlandJournal", "OverlandJSON", "OverlandRecorder",
+                "OverlandInput", "OverlandProtocol", "OverlandJournal", "OverlandJSON", "OverlandRecorder",
                 "OverlandSettings", "OverlandSync", "OverlandMQTT", "OverlandExport", "OverlandLogger",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -91,14 +92,14 @@ let package = Package(
         .executableTarget(name: "journal-torture", dependencies: ["OverlandJournal"]),
 
         .testTarget(name: "OverlandJSONTests", dependencies: ["OverlandJSON"]),
-        .testTarget(name: "OverlandNMEATests", dependencies: ["OverlandNMEA"], exclude: ["Fixtures"]),
+        .testTarget(name: "OverlandInputTests", dependencies: ["OverlandInput"], exclude: ["Fixtures"]),
         .testTarget(name: "OverlandProtocolTests", dependencies: ["OverlandProtocol"]),
         .testTarget(name: "OverlandJournalTests", dependencies: ["OverlandJournal"]),
         .testTarget(name: "OverlandRecorderTests", dependencies: ["OverlandRecorder"]),
         .testTarget(name: "OverlandSettingsTests", dependencies: ["OverlandSettings"]),
         .testTarget(name: "OverlandExportTests", dependencies: ["OverlandExport"]),
         .testTarget(name: "OverlandMQTTTests", dependencies: ["OverlandMQTT", "OverlandProtocol", "OverlandJSON"]),
-        .testTarget(name: "OverlandLoggerTests", dependencies: ["OverlandLogger", "OverlandNMEA", "OverlandRecorder", "OverlandJournal"]),
+        .testTarget(name: "OverlandLoggerTests", dependencies: ["OverlandLogger", "OverlandInput", "OverlandRecorder", "OverlandJournal"]),
         .testTarget(
             name: "OverlandSyncTests",
             dependencies: [

@@ -5,7 +5,7 @@ import ArgumentParser
 import OverlandJSON
 import OverlandJournal
 import OverlandLogger
-import OverlandNMEA
+import OverlandInput
 import OverlandProtocol
 import OverlandRecorder
 import OverlandSettings

@@ -1,7 +1,7 @@
 import OverlandJSON
 import OverlandJournal
 import OverlandLogger
-import OverlandNMEA
+import OverlandInput
 import OverlandRecorder
 
 /// Reading the inputs in turn, then committing, and what the run says at the end.

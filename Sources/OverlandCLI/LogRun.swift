@@ -4,7 +4,7 @@ import Glibc
 import OverlandJSON
 import OverlandJournal
 import OverlandLogger
-import OverlandNMEA
+import OverlandInput
 import OverlandProtocol
 import OverlandRecorder
 import OverlandSettings

@@ -3,7 +3,7 @@ import Glibc
 #endif
 import OverlandJournal
 import OverlandJSON
-import OverlandNMEA
+import OverlandInput
 
 /// Why an input could not be opened; the command maps ``kind`` to an exit status.
 public struct InputOpenError: Error, Equatable, CustomStringConvertible {

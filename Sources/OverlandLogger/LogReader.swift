@@ -3,7 +3,7 @@ import Glibc
 #endif
 import OverlandJSON
 import OverlandJournal
-import OverlandNMEA
+import OverlandInput
 import OverlandRecorder
 
 /// One input stream for the logger: a file, a serial port, standard input or gpsd's socket.

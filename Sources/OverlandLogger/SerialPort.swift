@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import OverlandJournal
-import OverlandNMEA
+import OverlandInput
 
 /// A receiver's serial port (USB or UART): raw mode at a given rate, or the rate detected
 /// among the usual ones.

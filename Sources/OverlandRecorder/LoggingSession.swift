@@ -1,5 +1,5 @@
 import OverlandJournal
-import OverlandNMEA
+import OverlandInput
 import OverlandProtocol
 
 /// From fixes to the journal: the recorder's filters and events, the records they lead to,

@@ -20,7 +20,7 @@ enum LogSamples {
     /// A 98-minute drive: 5,597 epochs of GGA, GSA, RMC, VTG at about 1 Hz, CRLF, on 2020-02-14.
     static let drive = GeneratedDrive.standard
     /// gpsd JSON recorded from gpsd 3.22 (see that directory's README).
-    static let gpsdFixtures = repository + "/Tests/OverlandNMEATests/Fixtures"
+    static let gpsdFixtures = repository + "/Tests/OverlandInputTests/Fixtures"
 
     static func capture(_ name: String) -> String { fixtures + "/gpsd/\(name).log" }
 

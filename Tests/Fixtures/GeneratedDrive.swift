@@ -13,7 +13,7 @@ import Darwin
 /// mostly 1 s apart, some 2 or 3 s, one 4 s and one 7 s gap; starting at walking pace and
 /// driving at 5.09 to 111.00 km/h, never stopping, heading west; all on one UTC day.
 ///
-/// This file is shared by two test targets (OverlandNMEATests and EndToEndTests link to it).
+/// This file is shared by two test targets (OverlandInputTests and EndToEndTests link to it).
 struct GeneratedDrive: Sendable {
     /// One epoch: what its four sentences state, and the sentences.
     struct Epoch: Sendable {

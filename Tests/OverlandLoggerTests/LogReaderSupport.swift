@@ -1,7 +1,7 @@
 import Foundation
 import OverlandJournal
 import OverlandLogger
-import OverlandNMEA
+import OverlandInput
 import OverlandRecorder
 import Testing
 

@@ -1,6 +1,6 @@
 import OverlandJournal
 import OverlandLogger
-import OverlandNMEA
+import OverlandInput
 import Testing
 
 /// The logger's read loop over a scripted byte source and a fake clock: when a live fix is

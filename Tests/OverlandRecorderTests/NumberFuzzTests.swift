@@ -1,6 +1,6 @@
 import Foundation
 import OverlandJSON
-import OverlandNMEA
+import OverlandInput
 import OverlandProtocol
 import Testing
 

@@ -1,4 +1,4 @@
-import OverlandNMEA
+import OverlandInput
 import Testing
 
 /// How our output for one gpsd capture legitimately differs from gpsd's truth file.

@@ -1,4 +1,4 @@
-@testable import OverlandNMEA
+@testable import OverlandInput
 import Testing
 
 /// Numbers with extreme lengths: a decimal is never indexed past the powers of ten it has.

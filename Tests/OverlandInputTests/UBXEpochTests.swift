@@ -1,5 +1,5 @@
 import Foundation
-import OverlandNMEA
+import OverlandInput
 import Testing
 
 /// NAV-SOL, NAV-POSLLH, NAV-VELNED and NAV-TIMEGPS (u-blox 5 and 6, and later receivers set up

@@ -1,5 +1,5 @@
 import Foundation
-import OverlandNMEA
+import OverlandInput
 import Testing
 
 /// The structure-aware NMEA fuzz (`NMEAGenerator`): streams of well-formed sentences with

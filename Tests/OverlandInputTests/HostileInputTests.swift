@@ -1,4 +1,4 @@
-import OverlandNMEA
+import OverlandInput
 import Testing
 
 /// A small seeded generator (SplitMix64), so the fuzz inputs are the same on every run.

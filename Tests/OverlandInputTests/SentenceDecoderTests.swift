@@ -1,4 +1,4 @@
-@testable import OverlandNMEA
+@testable import OverlandInput
 import Testing
 
 @Suite("NMEASentenceDecoder")

@@ -1,4 +1,4 @@
-import OverlandNMEA
+import OverlandInput
 
 /// UBX frames built in the tests from known values, per u-blox's interface descriptions
 /// (u-blox 6 GPS.G6-SW-10018, F9 UBX-18010854). Real captures with gpsd's reports are in

@@ -1,5 +1,5 @@
 import Foundation
-import OverlandNMEA
+import OverlandInput
 
 /// Structure-aware NMEA 0183: sentences of every type the decoder knows (and some it does
 /// not), each field drawn from what a receiver writes and from its extremes: numbers of

@@ -1,4 +1,4 @@
-import OverlandNMEA
+import OverlandInput
 import Testing
 
 /// A 98-minute car drive (GeneratedDrive.standard): 5,597 epochs of GGA, GSA, RMC, VTG in

@@ -1,4 +1,4 @@
-import OverlandNMEA
+import OverlandInput
 import Testing
 
 /// The assembler learns the sentence that ends the receiver's cycle (gpsd's rule: the last

@@ -1,5 +1,5 @@
 import Foundation
-import OverlandNMEA
+import OverlandInput
 import Testing
 
 /// One of gpsd's u-blox regression captures (`Tests/Fixtures/gpsd/NAME.log`) with the TPV

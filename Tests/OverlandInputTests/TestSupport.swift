@@ -1,11 +1,11 @@
 import Foundation
-import OverlandNMEA
+import OverlandInput
 import Testing
 
 /// The sample data the tests read, all inside the repository: gpsd's regression captures in
 /// `Tests/Fixtures/gpsd` (BSD-2-Clause, see its README) and gpsd JSON in `Fixtures` here.
 enum Samples {
-    /// `<repo>/Tests/OverlandNMEATests/TestSupport.swift` -> `<repo>/Tests/Fixtures`.
+    /// `<repo>/Tests/OverlandInputTests/TestSupport.swift` -> `<repo>/Tests/Fixtures`.
     static let directory = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures")
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()

@@ -1,4 +1,4 @@
-import OverlandNMEA
+import OverlandInput
 import Testing
 
 /// The same input in chunks of 1, 2, 7 bytes and whole gives the same fixes and statistics
