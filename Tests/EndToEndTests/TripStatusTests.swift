@@ -63,7 +63,7 @@ enum StatusCommandFiles {
         // The trip runs until now: wait for the clock to pass its last fix (an event, not
         // a deadline), then every point logged is inside it.
         let last = try #require(during.epochs.last).time
-        while Int64(Date().timeIntervalSince1970) <= last { usleep(200_000) }
+        waitUntil { Int64(Date().timeIntervalSince1970) > last }
         let running = try sandbox.overland.run(["trip", "--journal", sandbox.journal, "--json"])
         let trip = try #require(try JSONSerialization.jsonObject(with: Data(running.stdout)) as? [String: Any], "\(running)")
         #expect(trip["mode"] as? String == "bicycle")

@@ -4,16 +4,6 @@ import Testing
 /// Issue 21: a gpsd that accepts and closes got 5,481 connections in 5 s and 10,962 log
 /// lines. The reconnection rule, with its clock and sleep injected: no test sleeps.
 @Suite struct ReconnectBackoffTests {
-    /// A clock that moves only when the code under test sleeps.
-    final class FakeClock {
-        var now = 1000.0
-        var sleeps: [Double] = []
-        func sleep(_ seconds: Double) {
-            sleeps.append(seconds)
-            now += seconds
-        }
-    }
-
     @Test func waitsDoubleFromHalfASecondToThirtySeconds() {
         var backoff = ReconnectBackoff(openedAt: 0)
         #expect(backoff.ended() == .lost)
