@@ -30,8 +30,9 @@ let package = Package(
         .target(name: "CMosquitto"),
         // A small JSON reader and writer over bytes: no Foundation, bounded depth and size.
         .target(name: "OverlandJSON"),
-        // NMEA 0183 and gpsd JSON decoding: bytes in, fixes out. Pure.
-        .target(name: "OverlandNMEA", dependencies: ["OverlandJSON"]),
+        // Input decoding (NMEA 0183, gpsd JSON, u-blox UBX: the formats of InputDecoders.all):
+        // framing, decoding, fix assembly, each format's statistics. Bytes in, fixes out. Pure.
+        .target(name: "OverlandInput", dependencies: ["OverlandJSON"]),
         // The wire: location Feature, request body, reply, `set`, OwnTracks.
         .target(name: "OverlandProtocol", dependencies: ["OverlandJSON"]),
         // Segments, append, seal, recover, cursor, manifest.
@@ -43,7 +44,7 @@ let package = Package(
         .target(
             name: "OverlandSync",
             dependencies: [
-                "OverlandJournal", "OverlandProtocol", "OverlandJSON",
+                "OverlandJournal", "OverlandProtocol", "OverlandJSON", "OverlandSettings",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -60,7 +61,14 @@ let package = Package(
         // From fixes to records: filters, device metadata (battery, wifi, ids), motion, trips.
         .target(
             name: "OverlandRecorder",
-            dependencies: ["OverlandNMEA", "OverlandProtocol", "OverlandJournal"]
+            dependencies: ["OverlandInput", "OverlandProtocol", "OverlandJournal"]
+        ),
+        // The logger as a service: opening inputs (files, serial ports, gpsd's socket), the
+        // read loop over a byte source and an injected clock, reconnection, the no-fix state,
+        // the automatic trip stop.
+        .target(
+            name: "OverlandLogger",
+            dependencies: ["OverlandInput", "OverlandRecorder", "OverlandJournal", "OverlandProtocol", "OverlandSettings", "OverlandJSON"]
         ),
         // Journals as GPX 1.1, GeoJSON and CSV, streamed.
         .target(name: "OverlandExport", dependencies: ["OverlandJournal", "OverlandProtocol", "OverlandJSON"]),
@@ -68,8 +76,8 @@ let package = Package(
         .target(
             name: "OverlandCLI",
             dependencies: [
-                "OverlandNMEA", "OverlandProtocol", "OverlandJournal", "OverlandJSON", "OverlandRecorder",
-                "OverlandSettings", "OverlandSync", "OverlandMQTT", "OverlandExport",
+                "OverlandInput", "OverlandProtocol", "OverlandJournal", "OverlandJSON", "OverlandRecorder",
+                "OverlandSettings", "OverlandSync", "OverlandMQTT", "OverlandExport", "OverlandLogger",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -103,15 +111,15 @@ let package = Package(
         ),
 
         .testTarget(name: "OverlandJSONTests", dependencies: ["TestSupport", "OverlandJSON"]),
-        .testTarget(name: "OverlandNMEATests", dependencies: ["TestSupport", "OverlandNMEA"], exclude: ["Fixtures"]),
+        .testTarget(name: "OverlandInputTests", dependencies: ["TestSupport", "OverlandInput"], exclude: ["Fixtures"]),
         .testTarget(name: "OverlandProtocolTests", dependencies: ["TestSupport", "OverlandProtocol"]),
         .testTarget(name: "OverlandJournalTests", dependencies: ["TestSupport", "OverlandJournal"]),
         .testTarget(name: "OverlandRecorderTests", dependencies: ["TestSupport", "OverlandRecorder"]),
         .testTarget(name: "OverlandSettingsTests", dependencies: ["TestSupport", "OverlandSettings"]),
         .testTarget(name: "OverlandExportTests", dependencies: ["TestSupport", "OverlandExport"]),
         .testTarget(name: "OverlandMQTTTests", dependencies: ["TestSupport", "OverlandMQTT", "OverlandProtocol", "OverlandJSON"]),
-        .testTarget(name: "OverlandCLITests", dependencies: ["TestSupport", "OverlandCLI"]),
         .testTarget(name: "OverlandSimulationTests", dependencies: ["TestSupport", "OverlandSimulation", "OverlandJournal"]),
+        .testTarget(name: "OverlandLoggerTests", dependencies: ["TestSupport", "OverlandLogger", "OverlandInput", "OverlandRecorder", "OverlandJournal"]),
         .testTarget(
             name: "OverlandSyncTests",
             dependencies: [

@@ -108,18 +108,7 @@ public struct DestinationCommand: ParsableCommand {
                     throw CommandFailure("'default' is the settings' destination: 'overland config set endpoint URL' sets its url",
                                          status: .usage)
                 }
-                var destination = Destination(name: name, url: "")
-                if let wireProtocol {
-                    guard let chosen = WireProtocol(name: wireProtocol.lowercased()) else {
-                        throw CommandFailure("invalid value \"\(wireProtocol)\" for \"protocol\" (allowed: \(WireProtocol.allowedNames))",
-                                             status: .usage)
-                    }
-                    destination.wireProtocol = chosen
-                }
-                try apply("url", url, to: &destination)
-                if let profile { try apply("profile", profile, to: &destination) }
-                if let deviceID { try apply("device_id", deviceID, to: &destination) }
-                if tokenStdin { try apply("token", try ConfigInput.firstLine(), to: &destination) }
+                let destination = try newDestination(name)
 
                 let settings = try journalOptions.settings()
                 let settingsOptions = journalOptions.settingsOptions
@@ -145,6 +134,23 @@ public struct DestinationCommand: ParsableCommand {
                                    + "\(suggestion.profile.name)' applies the \(suggestion.profile.name) profile (not applied)")
                 }
             }
+        }
+
+        /// The destination the options describe, each value checked.
+        private func newDestination(_ name: String) throws -> Destination {
+            var destination = Destination(name: name, url: "")
+            if let wireProtocol {
+                guard let chosen = WireProtocol(name: wireProtocol.lowercased()) else {
+                    throw CommandFailure("invalid value \"\(wireProtocol)\" for \"protocol\" (allowed: \(WireProtocol.allowedNames))",
+                                         status: .usage)
+                }
+                destination.wireProtocol = chosen
+            }
+            try apply("url", url, to: &destination)
+            if let profile { try apply("profile", profile, to: &destination) }
+            if let deviceID { try apply("device_id", deviceID, to: &destination) }
+            if tokenStdin { try apply("token", try ConfigInput.firstLine(), to: &destination) }
+            return destination
         }
 
         private func apply(_ key: String, _ value: String, to destination: inout Destination) throws {

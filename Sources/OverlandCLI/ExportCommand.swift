@@ -6,25 +6,22 @@ import OverlandExport
 import OverlandJournal
 import OverlandJSON
 
-/// `overland export`: a journal's points as GPX, GeoJSON or CSV.
+/// `overland export`: a journal's points in each format of `ExportFormat`.
 public struct ExportCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Write a journal's points as GPX, GeoJSON or CSV.",
+        abstract: "Write a journal's points as \(ExportFormat.titles).",
         discussion: """
             Streams every record the journal still holds (sent ones that retention kept included; --unsent for \
             the rest alone), in the order logged (oldest first, unless an old capture was imported after newer \
-            points: then a warning on standard error says so), in constant memory. GPX 1.1 holds the points as one track (a new \
-            segment after a gap of 15 minutes), with speed and course in Garmin's TrackPointExtension v2; GeoJSON \
-            is a FeatureCollection of the stored Features as they are (trip, visit and action records included \
-            unless --points-only); CSV has a header line and one row per point, a text field a spreadsheet would run as a \
-            formula (=, +, -, @, tab, CR first) prefixed with ' and quoted. Times are UTC: --from and --to take \
+            points: then a warning on standard error says so), in constant memory. \
+            \(ExportFormat.allCases.map(\.help).joined(separator: "; ")). Times are UTC: --from and --to take \
             2026-11-21 (the whole day) or 2026-11-21T05:17:12Z, both ends included.
             """)
 
     @OptionGroup var journalOptions: JournalOptions
 
-    @Option(help: ArgumentHelp("The format: gpx, geojson or csv.", valueName: "format"), completion: Completions.exportFormats)
+    @Option(help: ArgumentHelp("The format: \(ExportFormat.names).", valueName: "format"), completion: Completions.exportFormats)
     var format: String
 
     @Option(help: ArgumentHelp("Only records at or after this time.", valueName: "time"))
@@ -46,7 +43,7 @@ public struct ExportCommand: ParsableCommand {
     public init() {}
 
     public func validate() throws {
-        guard ExportFormat(rawValue: format) != nil else { throw ValidationError("--format is gpx, geojson or csv") }
+        guard ExportFormat(rawValue: format) != nil else { throw ValidationError("--format is \(ExportFormat.names), not '\(format)'") }
         for (name, text) in [("--from", from), ("--to", to)] {
             if let text, ExportTime.parse(text, endOfDay: false) == nil {
                 throw ValidationError("\(name) takes 2026-11-21 or 2026-11-21T05:17:12Z, not '\(text)'")

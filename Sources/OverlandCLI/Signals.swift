@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import OverlandLogger
 import OverlandRecorder
 
 /// SIGTERM, SIGINT and SIGHUP, blocked and collected instead of delivered, so the logger

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import ArgumentParser
+import OverlandLogger
 import OverlandJSON
 import OverlandJournal
 import OverlandProtocol
@@ -167,33 +168,14 @@ struct Status {
         var lines: [(String, String)] = []
         // First: a mistake in the settings file changes what the logger does.
         for problem in settingsProblems { lines.append(("settings", SettingsProblem.statusText(problem))) }
-        if let last {
-            lines.append(("last point", "\(ago(last.timestamp)) (\(ISO8601UTC.string(from: last.timestamp)))"))
-            var position = "\(last.latitude), \(last.longitude)"
-            if last.horizontalAccuracy >= 0 { position += " ±\(last.horizontalAccuracy) m" }
-            if last.verticalAccuracy >= 0 { position += ", altitude \(last.altitude) m" }
-            lines.append(("position", position))
-            let speed = last.speed >= 0 ? Format.tenths(last.speed).map { "\($0) m/s" } ?? "out of range" : "unknown"
-            lines.append(("speed", speed + (last.motion.isEmpty ? "" : ", " + last.motion.map(\.rawValue).joined(separator: ", "))))
-        } else {
-            lines.append(("last point", "none yet"))
-        }
+        lines += lastPointLines()
         if let noFix {
             lines.append(("input", "\(noFix.input): no fix for \(Format.duration(now - noFix.since)) (overland-log, pid \(noFix.pid))"))
         }
         // The settings' endpoint's queue, deliveries and schedule; with only named
         // destinations there is none: their blocks below say it for each.
         let onlyNamed = !hasDefaultDestination && !destinations.isEmpty
-        if !onlyNamed {
-            lines.append(("queued", Plural.count(queued, "point")))
-            lines.append(("last sent", sync.lastSuccess.map { "\(ago($0)) (\(ISO8601UTC.string(from: $0)))" } ?? "never"))
-            if let error = sync.lastError.map(hidingSecrets), sync.consecutiveFailures > 0 {
-                lines.append(("server", "\(error) (\(Plural.count(sync.consecutiveFailures, "failed attempt")))"))
-            } else if let geocode = sync.geocode {
-                lines.append(("server", geocode))
-            }
-            lines.append(("sending", Self.sending(sendInterval, sync: sync, changed: destinationChanged, now: now)))
-        }
+        if !onlyNamed { lines += queueLines() }
         if let endpoint {
             lines.append(("endpoint", RedactedURL.shown(endpoint) + (token.map { " (token \(SettingKey.redactedToken($0)))" } ?? "")))
         } else if onlyNamed {
@@ -218,6 +200,30 @@ struct Status {
             for destination in destinations { text += "\n" + destination.text(now: now) }
         }
         return text
+    }
+
+    /// The last point: when, where, how fast.
+    private func lastPointLines() -> [(String, String)] {
+        guard let last else { return [("last point", "none yet")] }
+        var position = "\(last.latitude), \(last.longitude)"
+        if last.horizontalAccuracy >= 0 { position += " ±\(last.horizontalAccuracy) m" }
+        if last.verticalAccuracy >= 0 { position += ", altitude \(last.altitude) m" }
+        let speed = last.speed >= 0 ? Format.tenths(last.speed).map { "\($0) m/s" } ?? "out of range" : "unknown"
+        return [("last point", "\(ago(last.timestamp)) (\(ISO8601UTC.string(from: last.timestamp)))"), ("position", position),
+                ("speed", speed + (last.motion.isEmpty ? "" : ", " + last.motion.map(\.rawValue).joined(separator: ", ")))]
+    }
+
+    /// The settings' endpoint's queue, deliveries and schedule.
+    private func queueLines() -> [(String, String)] {
+        var lines = [("queued", Plural.count(queued, "point")),
+                     ("last sent", sync.lastSuccess.map { "\(ago($0)) (\(ISO8601UTC.string(from: $0)))" } ?? "never")]
+        if let error = sync.lastError.map(hidingSecrets), sync.consecutiveFailures > 0 {
+            lines.append(("server", "\(error) (\(Plural.count(sync.consecutiveFailures, "failed attempt")))"))
+        } else if let geocode = sync.geocode {
+            lines.append(("server", geocode))
+        }
+        lines.append(("sending", Self.sending(sendInterval, sync: sync, changed: destinationChanged, now: now)))
+        return lines
     }
 
     /// The `sending` line: the interval, and when the next attempt is due (the next run,
@@ -245,15 +251,7 @@ struct Status {
         writer.appendRaw(#","last_age":"#)
         if let last { writer.appendInteger(now - last.timestamp) } else { writer.appendNull() }
         writer.appendRaw(#","no_fix":"#)
-        if let noFix {
-            writer.appendRaw(#"{"input":"#)
-            writer.appendString(noFix.input)
-            writer.appendRaw(#","since":"#)
-            writer.appendString(ISO8601UTC.string(from: noFix.since))
-            writer.appendRaw("}")
-        } else {
-            writer.appendNull()
-        }
+        noFixJSON(into: &writer)
         writer.appendRaw(#","queued":"#)
         if hasDefaultDestination || destinations.isEmpty { writer.appendInteger(Int64(clamping: queued)) } else { writer.appendNull() }
         func time(_ key: StaticString, _ value: Int64?) {
@@ -274,28 +272,50 @@ struct Status {
         text(#","endpoint":"#, endpoint.map(RedactedURL.shown))
         text(#","token":"#, token.map(SettingKey.redactedToken))
         writer.appendRaw(#","trip":"#)
-        if let (trip, summary) = trip {
-            writer.appendRaw(#"{"mode":"#)
-            writer.appendString(trip.mode)
-            writer.appendRaw(#","start":"#)
-            writer.appendString(trip.id)
-            writer.appendRaw(#","duration":"#)
-            writer.appendInteger(now - trip.start)
-            writer.appendRaw(#","distance":"#)
-            writer.appendInteger(TripRecord.wholeMetres(summary.distance))
-            writer.appendRaw("}")
-        } else {
-            writer.appendNull()
-        }
+        tripJSON(into: &writer)
         text(#","journal":"#, journalPath)
         text(#","packaged_journal":"#, packagedJournal)
+        footprintJSON(into: &writer)
+        text(#","tracking_off":"#, trackingOff)
+        listsJSON(into: &writer)
+        writer.appendRaw("}\n")
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    /// The journal's size on disk.
+    private func footprintJSON(into writer: inout JSONWriter) {
         writer.appendRaw(#","journal_bytes":"#)
         writer.appendInteger(footprint.bytes)
         writer.appendRaw(#","segments":"#)
         writer.appendInteger(footprint.segments)
         writer.appendRaw(#","bytes_per_point":"#)
         if let bytesPerPoint { writer.appendDecimal(bytesPerPoint, maxFractionDigits: 1) } else { writer.appendNull() }
-        text(#","tracking_off":"#, trackingOff)
+    }
+
+    private func noFixJSON(into writer: inout JSONWriter) {
+        guard let noFix else { return writer.appendNull() }
+        writer.appendRaw(#"{"input":"#)
+        writer.appendString(noFix.input)
+        writer.appendRaw(#","since":"#)
+        writer.appendString(ISO8601UTC.string(from: noFix.since))
+        writer.appendRaw("}")
+    }
+
+    private func tripJSON(into writer: inout JSONWriter) {
+        guard let (trip, summary) = trip else { return writer.appendNull() }
+        writer.appendRaw(#"{"mode":"#)
+        writer.appendString(trip.mode)
+        writer.appendRaw(#","start":"#)
+        writer.appendString(trip.id)
+        writer.appendRaw(#","duration":"#)
+        writer.appendInteger(now - trip.start)
+        writer.appendRaw(#","distance":"#)
+        writer.appendInteger(TripRecord.wholeMetres(summary.distance))
+        writer.appendRaw("}")
+    }
+
+    /// The settings' problems and the destinations, each a list.
+    private func listsJSON(into writer: inout JSONWriter) {
         writer.appendRaw(#","settings_problems":["#)
         for (index, problem) in settingsProblems.enumerated() {
             if index > 0 { writer.appendRaw(",") }
@@ -307,7 +327,6 @@ struct Status {
             if index > 0 { writer.appendRaw(",") }
             destination.json(into: &writer)
         }
-        writer.appendRaw("]}\n")
-        return String(decoding: writer.bytes, as: UTF8.self)
+        writer.appendRaw("]")
     }
 }

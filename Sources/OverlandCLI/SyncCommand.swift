@@ -278,49 +278,6 @@ public struct SyncCommand: AsyncParsableCommand {
     }
 }
 
-/// Applies a server's `set` to the settings file.
-struct ServerSetApplier: Sendable {
-    let settingsPath: String
-    let verbose: Bool
-
-    /// A server's `set`: validated and saved to the settings file, with a warning for
-    /// each key or value ignored.
-    func apply(_ set: JSONValue, token: String?) {
-        do {
-            var outcome = SetOutcome()
-            let (old, new) = try SettingsFile.update(path: settingsPath) { settings in
-                outcome = OverlandSettings.applyServerSet(set, to: &settings)
-            }
-            TrackingNotice.changed(from: old, to: new, by: "the server of the default destination (its reply's set)",
-                                   settingsPath: settingsPath, tool: "overland-sync: server set: ")
-            for warning in outcome.warnings {
-                // A warning quotes what the server sent (an unknown key, a refused value),
-                // where it may echo the token (whole, cut, padded or split): every run of
-                // its characters is hidden there. The project's own key names are not
-                // server text, and stay readable whatever the token holds ("token" itself).
-                var shownWarning = warning
-                let secrets = token.map { [$0] } ?? []
-                switch warning.reason {
-                case .unknownKey: shownWarning.key = SecretRedaction.hiding(secrets, in: warning.key)
-                case .invalidValue(let value, let allowed):
-                    shownWarning.reason = .invalidValue(value: SecretRedaction.hiding(secrets, in: value), allowed: allowed)
-                case .notRemotelySettable: break
-                }
-                let shown = "\(shownWarning)"
-                Terminal.error("overland-sync: server set: \(shown)")
-            }
-            if verbose {
-                for change in outcome.changes { Terminal.error("overland-sync: server set \(change)") }
-            }
-            if outcome.sendingTurnedOff {
-                Terminal.error("overland-sync: the server turned sending off (send_interval off): nothing will be sent until you run 'overland config set send_interval 5m' (or another interval)")
-            }
-        } catch {
-            Terminal.error("overland-sync: the server's settings were not saved: \(error)")
-        }
-    }
-}
-
 extension ExitStatus {
     /// Which of two statuses a run over several journals reports.
     var severity: Int {

@@ -10,11 +10,7 @@ enum TrackingNotice {
     static func changed(from old: Settings, to new: Settings, by: String, settingsPath: String, tool: String?) {
         guard TrackingChange.recordIfChanged(from: old, to: new, by: by, now: SyncClock.now(), settingsPath: settingsPath),
               let tool else { return }
-        if TrackingChange.isOff(new) {
-            Terminal.error(tool + "tracking turned off: overland-log logs nothing until 'overland config set tracking_mode standard'")
-        } else {
-            Terminal.error(tool + "tracking turned back on")
-        }
+        Terminal.error(tool + TrackingChange.remoteLine(isOff: TrackingChange.isOff(new)))
     }
 
     /// The line for settings that log nothing, or nil when tracking is on.

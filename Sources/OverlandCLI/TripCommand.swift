@@ -1,4 +1,5 @@
 import ArgumentParser
+import OverlandLogger
 import OverlandJSON
 import OverlandJournal
 import OverlandProtocol
@@ -136,39 +137,6 @@ public struct TripCommand: ParsableCommand {
                               + "\(Format.distance(record.summary.distance)), \(Plural.count(record.summary.points, "point"))")
             }
         }
-    }
-}
-
-/// Builds the record that ends a trip.
-enum TripStopper {
-    struct Result {
-        var line: [UInt8]
-        var summary: (duration: Int64, distance: Double, points: Int)
-        /// The journal holds the trip's record already (a stop crashed before clearing the trip).
-        var isAlreadyWritten: Bool
-    }
-
-    static func record(for trip: Trip, in journal: Journal, settings: Settings, stoppedAutomatically: Bool) throws -> Result {
-        let end = max(Journal.currentTime(), trip.start)
-        let summary = try TripSummary.compute(for: trip, through: end, in: journal)
-        var last = summary.latest
-        if last == nil {
-            _ = try journal.lastRecord { line in
-                last = try? LocationFeature(jsonLine: line)
-                return last != nil
-            }
-        }
-        let device = DeviceStatusReader(batteryPath: settings.batteryPath).snapshot(now: 0)
-        let record = TripRecord(
-            mode: trip.mode, start: trip.start, end: end,
-            startLocation: summary.startLocation, endLocation: summary.latestLocation,
-            distance: summary.distance, stoppedAutomatically: stoppedAutomatically,
-            longitude: last?.longitude, latitude: last?.latitude,
-            device: DeviceMetadata(deviceID: DeviceIdentity.resolve(flag: nil, settings: settings),
-                                   batteryState: device.batteryState, batteryLevel: device.batteryLevel, wifi: device.wifi)
-        )
-        return Result(line: record.jsonLine(), summary: (end - trip.start, summary.distance, summary.points),
-                      isAlreadyWritten: summary.isRecorded)
     }
 }
 

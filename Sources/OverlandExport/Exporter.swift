@@ -52,7 +52,7 @@ public enum Exporter {
         summary.sortedRuns = sorter.spilledRuns
 
         // Pass 2: the in-order stretch again from the journal, merged with the runs.
-        var output = OutputStage(formatter: makeFormatter(journal, options))
+        var output = OutputStage(formatter: options.format.formatter(journal, options))
         let prefix = try PrefixSource(journal: journal, from: start, end: sorter.prefixEnd ?? start, options: options)
         if sorter.disordered {
             try sorter.merge(prefix: prefix) { entry in try output.add(entry.line[...], summary: &summary, write: write) }
@@ -90,19 +90,6 @@ public enum Exporter {
         }
         if let time { carry = time }
         return .kept(record, key: carry)
-    }
-
-    static func makeFormatter(_ journal: Journal, _ options: ExportOptions) -> any RecordFormatter {
-        switch options.format {
-        case .gpx:
-            let device = journal.manifest.deviceID
-            return GPXFormatter(creator: options.creator, trackName: device.isEmpty ? "overland" : "overland \(device)",
-                                segmentGap: options.segmentGapSeconds)
-        case .geojson:
-            return GeoJSONFormatter(pointsOnly: options.pointsOnly)
-        case .csv:
-            return CSVFormatter()
-        }
     }
 }
 

@@ -70,90 +70,87 @@ private struct TreeBuilder {
     }
 
     mutating func parseDocument() throws(JSONError) -> JSONValue {
-        var value: JSONValue
-        nextValue: while true {
+        while true {
             scanner.skipWhitespace()
-            let byte = try scanner.current()
-            switch byte {
-            case UInt8(ascii: "{"):
-                try open()
-                scanner.skipWhitespace()
-                if try scanner.current() == UInt8(ascii: "}") {
-                    scanner.position += 1
-                    value = .object([:])
-                } else {
-                    isObject.append(true)
-                    objects.append([:])
-                    keys.append(try parseKey())
-                    continue nextValue
-                }
-            case UInt8(ascii: "["):
-                try open()
-                scanner.skipWhitespace()
-                if try scanner.current() == UInt8(ascii: "]") {
-                    scanner.position += 1
-                    value = .array([])
-                } else {
-                    isObject.append(false)
-                    arrays.append([])
-                    continue nextValue
-                }
-            case UInt8(ascii: "\""):
-                value = .string(try parseString())
-            case UInt8(ascii: "t"):
-                try scanner.scanLiteral("true")
-                value = .bool(true)
-            case UInt8(ascii: "f"):
-                try scanner.scanLiteral("false")
-                value = .bool(false)
-            case UInt8(ascii: "n"):
-                try scanner.scanLiteral("null")
-                value = .null
-            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                let start = scanner.position
-                try scanner.scanNumber()
-                value = .number(try number(from: start, to: scanner.position))
-            default:
-                throw JSONError(.unexpectedByte(byte), at: scanner.position)
+            guard let value = try valueOrOpen(), let document = try hand(value) else { continue }
+            scanner.skipWhitespace()
+            guard scanner.position == scanner.count else {
+                throw JSONError(.trailingData, at: scanner.position)
             }
-
-            // A value is complete: hand it to the innermost open container, closing
-            // containers for as long as their closing bracket follows.
-            while let inObject = isObject.last {
-                scanner.skipWhitespace()
-                let separator = try scanner.current()
-                if inObject {
-                    objects[objects.count - 1][keys.removeLast()] = value
-                    if separator == UInt8(ascii: ",") {
-                        scanner.position += 1
-                        keys.append(try parseKey())
-                        continue nextValue
-                    }
-                    guard separator == UInt8(ascii: "}") else {
-                        throw JSONError(.unexpectedByte(separator), at: scanner.position)
-                    }
-                    scanner.position += 1
-                    isObject.removeLast()
-                    value = .object(objects.removeLast())
-                } else {
-                    arrays[arrays.count - 1].append(value)
-                    if separator == UInt8(ascii: ",") {
-                        scanner.position += 1
-                        continue nextValue
-                    }
-                    guard separator == UInt8(ascii: "]") else {
-                        throw JSONError(.unexpectedByte(separator), at: scanner.position)
-                    }
-                    scanner.position += 1
-                    isObject.removeLast()
-                    value = .array(arrays.removeLast())
-                }
-            }
-            break
+            return document
         }
-        scanner.skipWhitespace()
-        guard scanner.position == scanner.count else {
-            throw JSONError(.trailingData, at: scanner.position)
+    }
+
+    /// The value at the scanner: a scalar or an empty container; nil when it opened a
+    /// container whose first value comes next.
+    private mutating func valueOrOpen() throws(JSONError) -> JSONValue? {
+        let byte = try scanner.current()
+        switch byte {
+        case UInt8(ascii: "{"):
+            try open()
+            scanner.skipWhitespace()
+            if try scanner.current() == UInt8(ascii: "}") {
+                scanner.position += 1
+                return .object([:])
+            }
+            isObject.append(true)
+            objects.append([:])
+            keys.append(try parseKey())
+            return nil
+        case UInt8(ascii: "["):
+            try open()
+            scanner.skipWhitespace()
+            if try scanner.current() == UInt8(ascii: "]") {
+                scanner.position += 1
+                return .array([])
+            }
+            isObject.append(false)
+            arrays.append([])
+            return nil
+        case UInt8(ascii: "\""):
+            return .string(try parseString())
+        case UInt8(ascii: "t"):
+            try scanner.scanLiteral("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try scanner.scanLiteral("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try scanner.scanLiteral("null")
+            return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            let start = scanner.position
+            try scanner.scanNumber()
+            return .number(try number(from: start, to: scanner.position))
+        default:
+            throw JSONError(.unexpectedByte(byte), at: scanner.position)
+        }
+    }
+
+    /// A value is complete: hands it to the innermost open container, closing containers
+    /// for as long as their closing bracket follows. The document when the outermost
+    /// closed (or the value was all of it); nil when another value follows a comma.
+    private mutating func hand(_ complete: JSONValue) throws(JSONError) -> JSONValue? {
+        var value = complete
+        while let inObject = isObject.last {
+            scanner.skipWhitespace()
+            let separator = try scanner.current()
+            if inObject {
+                objects[objects.count - 1][keys.removeLast()] = value
+            } else {
+                arrays[arrays.count - 1].append(value)
+            }
+            if separator == UInt8(ascii: ",") {
+                scanner.position += 1
+                if inObject { keys.append(try parseKey()) }
+                return nil
+            }
+            guard separator == (inObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) else {
+                throw JSONError(.unexpectedByte(separator), at: scanner.position)
+            }
+            scanner.position += 1
+            isObject.removeLast()
+            value = inObject ? .object(objects.removeLast()) : .array(arrays.removeLast())
         }
         return value
     }

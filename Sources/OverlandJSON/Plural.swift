@@ -7,6 +7,13 @@ public enum Plural {
         "\(count) " + (count == 1 ? noun : plural ?? Self.plural(of: noun))
     }
 
+    /// `items` as a list in a sentence: "a", "a or b", "a, b or c" (`conjunction`: "or", "and").
+    public static func list(_ items: [String], _ conjunction: String = "or") -> String {
+        guard let last = items.last else { return "" }
+        guard items.count > 1 else { return last }
+        return items.dropLast().joined(separator: ", ") + " \(conjunction) " + last
+    }
+
     /// The regular English plural of `noun`.
     static func plural(of noun: String) -> String {
         for ending in ["s", "x", "ch", "sh"] where noun.hasSuffix(ending) { return noun + "es" }

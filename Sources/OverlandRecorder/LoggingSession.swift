@@ -1,5 +1,5 @@
 import OverlandJournal
-import OverlandNMEA
+import OverlandInput
 import OverlandProtocol
 
 /// From fixes to the journal: the recorder's filters and events, the records they lead to,
@@ -8,6 +8,9 @@ import OverlandProtocol
 public final class LoggingSession {
     public let appender: JournalAppender
     public var recorder: Recorder
+    /// The monotonic clock records wait by for their commit (a test's, to drive the
+    /// commit interval without waiting).
+    public var clock: () -> Double = { monotonicSeconds() }
     private let device: DeviceStatusReader
 
     /// Called when a commit fails: the records stay in memory and the next commit tries
@@ -50,7 +53,7 @@ public final class LoggingSession {
     /// Turns fixes into points and records, appended to the journal; empties `fixes`.
     public func record(_ fixes: inout [Fix]) {
         guard !fixes.isEmpty else { return }
-        let snapshot = device.snapshot(now: monotonicSeconds())
+        let snapshot = device.snapshot(now: clock())
         var line: [UInt8] = []
         for fix in fixes {
             if let timeIndex, timeIndex.contains(device: key(of: recorder.configuration.deviceID), second: fix.time) {
@@ -100,7 +103,7 @@ public final class LoggingSession {
     private func append(_ line: [UInt8]) {
         do {
             // Through the contiguous-bytes entry: the generic one costs a copy's worth per record.
-            try line.withUnsafeBytes { try appender.append($0, checkJSON: false) }
+            try line.withUnsafeBytes { try appender.append($0, checkJSON: false, now: clock()) }
             recordsAppended += 1
         } catch {
             // The encoders only write valid JSON; a refusal would be a bug, not input.
@@ -112,7 +115,7 @@ public final class LoggingSession {
     /// written on a second thread while this one decodes on. A live stream, and a commit
     /// due by time (`--commit-interval 0` asks for one per point), commit here and now.
     public func commitIfDue(inBackground: Bool = false) {
-        guard appender.commitIsDue(bulk: inBackground) else { return }
+        guard appender.commitIsDue(now: clock(), bulk: inBackground) else { return }
         guard inBackground, appender.pendingBytes >= appender.policy.bulkCommitBytes else { commit(); return }
         do {
             try appender.commitInBackground()

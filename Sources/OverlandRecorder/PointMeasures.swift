@@ -1,5 +1,5 @@
 import OverlandJSON
-import OverlandNMEA
+import OverlandInput
 import OverlandProtocol
 
 /// A fix's measurements as a location point carries them (protocol reference, section 1),

@@ -1,4 +1,4 @@
-import OverlandNMEA
+import OverlandInput
 import OverlandProtocol
 
 /// Turns fixes into Overland location points: applies the tracking mode and the filters,

@@ -73,6 +73,13 @@ public struct TrackingChange: Sendable, Equatable {
         }
     }
 
+    /// What a remote change (a server's `set`, a broker's command) is announced with: tracking
+    /// went off (`isOff`) or back on.
+    public static func remoteLine(isOff: Bool) -> String {
+        isOff ? "tracking turned off: overland-log logs nothing until 'overland config set tracking_mode standard'"
+            : "tracking turned back on"
+    }
+
     /// `tracking is off since 2026-11-26T09:12:00Z, set by X`, or with who unknown.
     public static func offLine(_ change: TrackingChange?) -> String {
         guard let change else {

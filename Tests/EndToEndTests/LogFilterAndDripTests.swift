@@ -60,7 +60,8 @@ struct LogFilterAndDripTests {
         while offset < bytes.count {
             fifo.write(Array(bytes[offset..<min(offset + 7, bytes.count)]))
             offset += 7
-            if offset % 700 == 0 { logSleep(0.01) }
+            // Read before more is written: the logger sees a few bytes at a time.
+            if offset % 700 == 0 { fifo.waitUntilRead() }
         }
         fifo.close()
         let result = child.wait()

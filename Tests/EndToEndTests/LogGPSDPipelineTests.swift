@@ -49,8 +49,7 @@ enum LogGPSD {
 
     /// True once something accepts connections on 127.0.0.1:port.
     static func waitForListener(port: UInt16, timeout: Duration) -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
+        waitUntil(timeout: timeout) {
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
@@ -60,10 +59,8 @@ enum LogGPSD {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }
             close(fd)
-            if connected == 0 { return true }
-            usleep(20_000)
+            return connected == 0
         }
-        return false
     }
 
     /// The seconds of gpsd's truth for the capture, and what gpsd 3.22 itself reports

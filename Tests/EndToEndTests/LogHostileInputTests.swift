@@ -86,7 +86,7 @@ struct LogHostileInputTests {
         // Nothing recognisable in it: the statistics, then one line saying so, exit 65.
         #expect(result.termination == .exited(65), "\(result)")
         #expect(result.stderrLines.count == 3, "\(result.stderrText)")
-        #expect(result.stderrLines.last?.contains("standard input: not NMEA 0183 or gpsd JSON") == true, "\(result.stderrText)")
+        #expect(result.stderrLines.last?.contains("standard input: not gpsd JSON, u-blox UBX or NMEA 0183") == true, "\(result.stderrText)")
         #expect(result.stderrText.contains("bytes skipped") || result.stderrText.contains("broken lines")
                 || result.stderrText.contains("bad checksums"), "\(result.stderrText)")
         for record in try sandbox.records() { LogRecordCheck.check(record) }

@@ -61,7 +61,7 @@ struct LogInputFormatTests {
         #expect(nmea.exitStatus == 65, "\(nmea)")
         #expect(json.stderrLines.dropLast().last?.hasPrefix("overland-log: 0 fixes, 0 points logged") == true, "\(json.stderrText)")
         #expect(nmea.stderrLines.dropLast().last?.hasPrefix("overland-log: 0 fixes, 0 points logged") == true, "\(nmea.stderrText)")
-        #expect(json.stderrLines.last?.contains("not NMEA 0183 or gpsd JSON") == true, "\(json.stderrText)")
+        #expect(json.stderrLines.last?.contains("not gpsd JSON, u-blox UBX or NMEA 0183") == true, "\(json.stderrText)")
         #expect(try sandbox.records().isEmpty)
         // And --input with an unknown value is a usage error.
         let bad = try sandbox.log(["--input", "sirf", Self.quectelJSON])

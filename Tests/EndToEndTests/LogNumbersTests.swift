@@ -73,8 +73,7 @@ struct LogNumbersTests {
         defer { child.kill(SIGKILL); _ = child.wait(timeout: .seconds(10)) }
         // Until every report is a point (the last once the socket goes quiet), or the
         // logger is gone (as it was, SIGILL); the cap only keeps a broken build from hanging.
-        let cap = ContinuousClock.now + .seconds(300)
-        while child.isRunning, sandbox.recordCount() < 10, ContinuousClock.now < cap { usleep(50_000) }
+        waitUntil(timeout: .seconds(300)) { !child.isRunning || sandbox.recordCount() >= 10 }
         #expect(child.isRunning, "the logger is still running")
         child.kill(SIGTERM)
         let result = child.wait(timeout: .seconds(60))

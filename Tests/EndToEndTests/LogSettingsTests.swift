@@ -65,9 +65,7 @@ struct LogSettingsTests {
         let fifo = try live.fifo()
         let child = try live.startLogging([], from: fifo)
         fifo.write(LogSamples.driveEpochs()[0..<10].joined())
-        let deadline = ContinuousClock.now + ToolRunner.hangGuard
-        while live.recordCount() < 9 && ContinuousClock.now < deadline { logSleep(0.05) }
-        #expect(live.recordCount() >= 9, "committed while the input stays open")
+        #expect(waitUntil { live.recordCount() >= 9 }, "committed while the input stays open")
         fifo.close()
         #expect(child.wait().succeeded)
 

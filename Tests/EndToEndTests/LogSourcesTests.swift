@@ -30,10 +30,8 @@ struct LogSourcesTests {
         func start() throws {
             let runner = ToolRunner(executable: try SystemTool.require("socat"))
             socat = try runner.start(["pty,raw,echo=0,link=\(port)", "pty,raw,echo=0,link=\(feed)"])
-            let deadline = ContinuousClock.now + ToolRunner.hangGuard
-            while !(FileManager.default.fileExists(atPath: port) && FileManager.default.fileExists(atPath: feed)) {
-                guard ContinuousClock.now < deadline else { throw ToolRunnerError(description: "socat made no pty pair") }
-                usleep(10_000)
+            guard waitUntil({ FileManager.default.fileExists(atPath: port) && FileManager.default.fileExists(atPath: feed) }) else {
+                throw ToolRunnerError(description: "socat made no pty pair")
             }
             feedFD = open(feed, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
             guard feedFD >= 0 else { throw ToolRunnerError(description: "cannot open \(feed): errno \(errno)") }
@@ -48,13 +46,20 @@ struct LogSourcesTests {
             socat = nil
         }
 
+        /// Writes everything, waiting while the pty is full (until it can take more).
         func write(_ text: String) {
             let bytes = Array(text.utf8)
             var offset = 0
-            let deadline = ContinuousClock.now + ToolRunner.hangGuard
-            while offset < bytes.count && ContinuousClock.now < deadline {
+            while offset < bytes.count {
                 let written = bytes.withUnsafeBytes { Glibc.write(feedFD, $0.baseAddress! + offset, bytes.count - offset) }
-                if written > 0 { offset += written } else { usleep(5_000) }
+                if written > 0 {
+                    offset += written
+                } else if written < 0 && (errno == EAGAIN || errno == EINTR) {
+                    var descriptor = pollfd(fd: feedFD, events: Int16(POLLOUT), revents: 0)
+                    _ = poll(&descriptor, 1, 100)
+                } else {
+                    return
+                }
             }
         }
 
@@ -68,23 +73,21 @@ struct LogSourcesTests {
         }
     }
 
-    /// Feeds epochs `range` at `interval` seconds each.
-    static func feed(_ pair: PTYPair, _ range: Range<Int>, interval: Double = 0.05) {
-        for index in range {
+    /// Feeds epochs from `first` on, as a receiver talks all along (the pty paces the
+    /// writes), until `done`; returns the next epoch's index.
+    @discardableResult
+    static func feed(_ pair: PTYPair, from first: Int, until done: () -> Bool) -> Int {
+        var index = first
+        while !done() && index < first + 100_000 {
             pair.write(GeneratedNMEA.epoch(index))
-            logSleep(interval)
+            index += 1
         }
+        return index
     }
 
-    static func waitForRecords(_ sandbox: LogSandbox, atLeast count: UInt64, timeout: Duration = ToolRunner.hangGuard) -> UInt64 {
-        let deadline = ContinuousClock.now + timeout
-        var seen: UInt64 = 0
-        while ContinuousClock.now < deadline {
-            seen = sandbox.recordCount()
-            if seen >= count { break }
-            logSleep(0.1)
-        }
-        return seen
+    static func waitForRecords(_ sandbox: LogSandbox, atLeast count: UInt64) -> UInt64 {
+        waitUntil { sandbox.recordCount() >= count }
+        return sandbox.recordCount()
     }
 
     @Test func baudOptionSetsRawModeAndTheRate() throws {
@@ -93,7 +96,7 @@ struct LogSourcesTests {
         defer { pair.stop() }
         let child = try sandbox.logger.start(["--journal", sandbox.journal, "--commit-interval", "0", pair.port, "--baud", "4800"])
         defer { child.kill(SIGKILL); _ = child.wait() }
-        Self.feed(pair, 0..<10)
+        pair.write(GeneratedNMEA.epochs(0..<10))
         #expect(Self.waitForRecords(sandbox, atLeast: 10) == 10)
         let settings = try #require(pair.settings())
         var copy = settings
@@ -114,8 +117,8 @@ struct LogSourcesTests {
         let child = try sandbox.logger.start(["--journal", sandbox.journal, "--commit-interval", "0", pair.port])
         defer { child.kill(SIGKILL); _ = child.wait() }
         // The receiver talks all along; detection listens, then the logger reads on.
-        Self.feed(pair, 0..<60)
-        #expect(Self.waitForRecords(sandbox, atLeast: 20) >= 20)
+        Self.feed(pair, from: 0) { sandbox.recordCount() >= 20 }
+        #expect(sandbox.recordCount() >= 20)
         let settings = try #require(pair.settings())
         var copy = settings
         // A pseudo-terminal passes every rate: the first tried is the one found.
@@ -130,21 +133,21 @@ struct LogSourcesTests {
         let pair = try PTYPair(directory: sandbox.directory)
         let child = try sandbox.logger.start(["--journal", sandbox.journal, "--commit-interval", "0", pair.port, "--baud", "9600"])
         defer { child.kill(SIGKILL); _ = child.wait(); pair.stop() }
-        Self.feed(pair, 0..<10)
+        pair.write(GeneratedNMEA.epochs(0..<10))
         #expect(Self.waitForRecords(sandbox, atLeast: 10) == 10)
         pair.stop()
-        logSleep(1.5)
-        #expect(child.isRunning, "the logger waits for the port")
+        #expect(child.waitForStderr(containing: "gone; waiting for it to come back"), "the logger waits for the port")
         try pair.start()
-        logSleep(1.5) // it looks twice a second
-        Self.feed(pair, 10..<20)
-        #expect(Self.waitForRecords(sandbox, atLeast: 20) == 20)
+        // Until the logger has the port again (it looks twice a second) what is written may
+        // be lost: the receiver talks on until points come.
+        Self.feed(pair, from: 10) { sandbox.recordCount() >= 20 }
+        #expect(child.waitForStderr(containing: ": back"))
         child.kill(SIGTERM)
         let result = child.wait()
         #expect(result.termination == .exited(0), "\(result)")
-        #expect(result.stderrText.contains("gone; waiting for it to come back"), "\(result.stderrText)")
-        #expect(result.stderrText.contains(": back"), "\(result.stderrText)")
-        #expect(try sandbox.records().map(\.timestamp) == (0..<20).map { GeneratedNMEA.time($0) })
+        let times = try sandbox.records().map(\.timestamp)
+        #expect(times.prefix(10) == ArraySlice((0..<10).map { GeneratedNMEA.time($0) }))
+        #expect(times.count >= 20 && times == times.sorted() && Set(times).count == times.count, "\(times)")
     }
 
     /// A silent port while the rate is detected: SIGTERM stops it at once, exit 0.
@@ -153,13 +156,12 @@ struct LogSourcesTests {
         let pair = try PTYPair(directory: sandbox.directory)
         defer { pair.stop() }
         let child = try sandbox.logger.start(["--journal", sandbox.journal, pair.port])
-        logSleep(1)
-        let clock = ContinuousClock()
-        let signalled = clock.now
+        #expect(waitUntil { child.hasOpen(pair.port) }, "the logger listens to the port")
         child.kill(SIGTERM)
         let result = child.wait()
         #expect(result.termination == .exited(0), "\(result)")
-        #expect(clock.now - signalled < .seconds(3), "not after every rate was tried")
+        // Every rate tried, it would say so and read on at 9600 until the signal.
+        #expect(!result.stderrText.contains("baud; reading at"), "stopped during detection: \(result.stderrText)")
     }
 
     @Test func baudOnAFileIsAUsageError() throws {
@@ -178,8 +180,7 @@ struct LogSourcesTests {
         let child = try sandbox.logger.start(["--journal", sandbox.journal, "--commit-interval", "0", "--stats",
                                               "--gpsd", "127.0.0.1:\(port)"])
         defer { child.kill(SIGKILL); _ = child.wait() }
-        logSleep(1)
-        #expect(child.isRunning, "waits for gpsd")
+        #expect(child.waitForStderr(containing: "trying again"), "waits for gpsd")
 
         // Generated epochs of the last hours (gpsd itself moves dates before its build date
         // by 1024 weeks), fed one sentence per 10 ms: gpsd starts feeding when its first
@@ -192,21 +193,14 @@ struct LogSourcesTests {
         // gpsd stops (as on `systemctl restart gpsd`).
         first.killGroup(SIGTERM)
         _ = first.wait()
-        logSleep(1)
-        #expect(child.isRunning, "gpsd gone: the logger waits for it")
+        #expect(child.waitForStderr(containing: "gone; waiting for it to come back"), "gpsd gone: the logger waits for it")
 
         // Second gpsd on the same port: an hour later, new to the journal.
         let start = recent + 3600
         let capture = try sandbox.file("second.nmea", text: GeneratedNMEA.epochs(0..<100, start: start))
         let second = try Self.startGPSFake(port: port, capture: capture)
-        let deadline = ContinuousClock.now + ToolRunner.hangGuard
-        var fromSecond = 0
-        while ContinuousClock.now < deadline {
-            fromSecond = (try? sandbox.records().filter { $0.timestamp >= start && $0.timestamp < start + 100 }.count) ?? 0
-            if fromSecond >= 10 { break }
-            logSleep(0.2)
-        }
-        #expect(fromSecond >= 10, "points from the second gpsd after reconnecting")
+        let fromSecond = { (try? sandbox.records().filter { $0.timestamp >= start && $0.timestamp < start + 100 }.count) ?? 0 }
+        #expect(waitUntil { fromSecond() >= 10 }, "points from the second gpsd after reconnecting")
         second.killGroup(SIGKILL)
         _ = second.wait()
         child.kill(SIGTERM)

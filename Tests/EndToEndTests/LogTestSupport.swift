@@ -21,7 +21,7 @@ enum LogSamples {
     /// A 98-minute drive: 5,597 epochs of GGA, GSA, RMC, VTG at about 1 Hz, CRLF, on 2020-02-14.
     static let drive = GeneratedDrive.standard
     /// gpsd JSON recorded from gpsd 3.22 (see that directory's README).
-    static let gpsdFixtures = repository + "/Tests/OverlandNMEATests/Fixtures"
+    static let gpsdFixtures = repository + "/Tests/OverlandInputTests/Fixtures"
 
     static func capture(_ name: String) -> String { fixtures + "/gpsd/\(name).log" }
 
@@ -279,18 +279,13 @@ final class LogFIFO: @unchecked Sendable {
 
     /// Waits for a reader to open the other end, then opens the write end.
     func openForWriting(timeout: Duration) throws {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let opened = Glibc.open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
-            if opened >= 0 {
-                fd = opened
-                return
-            }
-            guard errno == ENXIO, ContinuousClock.now < deadline else {
-                throw ToolRunnerError(description: "no reader opened \(path): errno \(errno)")
-            }
-            usleep(10_000)
+        var failure: Int32 = 0
+        waitUntil(timeout: timeout) {
+            fd = Glibc.open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+            failure = fd < 0 && errno != ENXIO ? errno : 0
+            return fd >= 0 || failure != 0
         }
+        guard fd >= 0 else { throw ToolRunnerError(description: "no reader opened \(path): errno \(failure)") }
     }
 
     /// Writes everything, waiting while the pipe is full; false if the reader went away.
@@ -320,11 +315,10 @@ final class LogFIFO: @unchecked Sendable {
         return count
     }
 
-    /// Waits until the reader has taken everything written (then gives it `settle` to act on it).
-    func waitUntilRead(timeout: Duration = ToolRunner.hangGuard, settle: Double = 0.3) {
-        let deadline = ContinuousClock.now + timeout
-        while unread > 0 && ContinuousClock.now < deadline { usleep(10_000) }
-        logSleep(settle)
+    /// Waits until the reader has taken everything written. The logger decodes a chunk before
+    /// it looks for a signal again, so a signal sent after this acts on everything written.
+    func waitUntilRead() {
+        _ = waitUntil { unread == 0 }
     }
 
     func close() {
@@ -334,6 +328,25 @@ final class LogFIFO: @unchecked Sendable {
 }
 
 extension RunningTool {
+    /// Whether the process has `path` open (a serial port: the logger listens to it).
+    func hasOpen(_ path: String) -> Bool {
+        guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: path),
+              let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd") else { return false }
+        let wanted = target.hasPrefix("/") ? target : (path as NSString).deletingLastPathComponent + "/" + target
+        return descriptors.contains { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")) == wanted }
+    }
+
+    /// Whether `signal` waits, blocked, for the process to take it (`/proc/PID/status`:
+    /// SigPnd for the thread, ShdPnd for the process).
+    func hasPending(_ signal: Int32) -> Bool {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return false }
+        return status.split(separator: "\n").contains { line in
+            guard line.hasPrefix("SigPnd:") || line.hasPrefix("ShdPnd:"),
+                  let mask = UInt64(line.split(separator: "\t").last ?? "", radix: 16) else { return false }
+            return mask & (1 << UInt64(signal - 1)) != 0
+        }
+    }
+
     /// True while the process runs (not yet exited, or a zombie not yet reaped by `wait`).
     var isRunning: Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
@@ -377,5 +390,15 @@ func nmea(_ body: String) -> String {
     return "$" + body + "*" + String(format: "%02X", checksum) + "\r\n"
 }
 
-/// Sleeps the calling thread.
-func logSleep(_ seconds: Double) { Thread.sleep(forTimeInterval: seconds) }
+/// Waits for `condition` (a file the logger writes, a count of records): looks every 5 ms
+/// until it holds; false if it never did before the hang guard. The one poll of the log
+/// tests: a test waits for what it needs to see, never for a fixed time.
+@discardableResult
+func waitUntil(timeout: Duration = ToolRunner.hangGuard, _ condition: () -> Bool) -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        guard ContinuousClock.now < deadline else { return false }
+        usleep(5_000)
+    }
+    return true
+}

@@ -84,9 +84,8 @@ import Glibc
         let logger = try ToolRunner(executable: package.root + "/usr/bin/overland-log")
             .start(["--journal", journal, "--commit-interval", "3600"], environment: environment, stdin: true)
         logger.writeInput(sample)
-        // Until the journal exists the logger has not read its input yet.
-        for _ in 0..<100 where access(journal + "/segments", F_OK) != 0 { usleep(50_000) }
-        sleep(2)
+        // Read to the last byte: the logger decodes what it read before it takes the signal.
+        #expect(waitUntil { logger.unreadInput == 0 })
         logger.kill(SIGTERM)
         let result = logger.wait()
         #expect(result.termination == .exited(0), "\(result)")

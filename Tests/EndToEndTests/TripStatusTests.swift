@@ -38,14 +38,9 @@ enum StatusCommandFiles {
             logger.writeInput(Array(epochs[range].joined().utf8))
         }
         func waitForPoints(_ count: Int) throws {
-            let deadline = ContinuousClock.now + ToolRunner.hangGuard
-            while ContinuousClock.now < deadline {
-                let stats = try sandbox.overland.run(["journal", "stats", "--journal", sandbox.journal, "--json"])
-                if let object = try? JSONScan.object(stats.stdout),
-                   (object["records"] as? Int ?? 0) >= count { return }
-                usleep(100_000)
+            if !waitUntil({ sandbox.recordCount() >= count }) {
+                Issue.record("the logger did not commit \(count) records")
             }
-            Issue.record("the logger did not commit \(count) records in time")
         }
         // An epoch becomes a point when the next one begins: 100 epochs give 99 points.
         feed(0..<100)
@@ -57,8 +52,10 @@ enum StatusCommandFiles {
         let started = try sandbox.overland.run(["trip", "--journal", sandbox.journal, "--json"])
         let startText = try #require(started.stdoutText.firstMatch(of: /"start":"([^"]+)"/)?.1, "\(started)")
         let tripStart = try #require(LogTime.parse(String(startText)))
-        // The logger looks at the trip file at most every 2 s.
-        usleep(2_600_000)
+        // The logger looks at the trip file every 2 s of its clock, and at once on SIGHUP:
+        // taken (no longer pending), the trip is read again.
+        logger.kill(SIGHUP)
+        #expect(waitUntil { !logger.hasPending(SIGHUP) })
         // A trip holds the fixes whose times fall inside it (issue 22): a drive from the
         // trip's start on. The 2020 drive's epochs before are not the trip's.
         let during = GeneratedDrive(epochs: 15, seed: 0x7219_2026, start: tripStart + 1)
@@ -67,7 +64,7 @@ enum StatusCommandFiles {
         // The trip runs until now: wait for the clock to pass its last fix (an event, not
         // a deadline), then every point logged is inside it.
         let last = try #require(during.epochs.last).time
-        while Int64(Date().timeIntervalSince1970) <= last { usleep(200_000) }
+        waitUntil { Int64(Date().timeIntervalSince1970) > last }
         let running = try sandbox.overland.run(["trip", "--journal", sandbox.journal, "--json"])
         let trip = try #require(try JSONScan.object(running.stdout), "\(running)")
         #expect(trip["mode"] as? String == "bicycle")
@@ -77,7 +74,8 @@ enum StatusCommandFiles {
 
         let stop = try sandbox.overland.run(["trip", "stop", "--journal", sandbox.journal])
         #expect(stop.exitStatus == 0, "\(stop)")
-        usleep(2_600_000)
+        logger.kill(SIGHUP)
+        #expect(waitUntil { !logger.hasPending(SIGHUP) })
         // After the stop, a drive later still (the recorder drops fixes older than its last
         // point as out of order): none of it is the trip's.
         let later = GeneratedDrive(epochs: 100, seed: 0x7219_2027, start: last + 30)

@@ -1,7 +1,7 @@
 import TestSupport
 import Foundation
 import OverlandJSON
-import OverlandNMEA
+import OverlandInput
 import OverlandProtocol
 import Testing
 

@@ -1,4 +1,4 @@
-import OverlandNMEA
+import OverlandInput
 import OverlandProtocol
 import Testing
 @testable import OverlandRecorder

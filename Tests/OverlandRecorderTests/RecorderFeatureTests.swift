@@ -1,6 +1,6 @@
 import TestSupport
 import Foundation
-import OverlandNMEA
+import OverlandInput
 import OverlandProtocol
 import Testing
 

@@ -1,5 +1,5 @@
 import Foundation
-import OverlandNMEA
+import OverlandInput
 import OverlandProtocol
 import Testing
 

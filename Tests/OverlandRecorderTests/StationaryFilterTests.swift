@@ -1,4 +1,4 @@
-import OverlandNMEA
+import OverlandInput
 import Testing
 
 @testable import OverlandRecorder

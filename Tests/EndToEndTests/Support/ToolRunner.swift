@@ -264,8 +264,28 @@ final class RunningTool: @unchecked Sendable {
         }
     }
 
+    /// Bytes written to standard input that the child has not read yet (0 once closed).
+    var unreadInput: Int32 {
+        guard stdinFD >= 0 else { return 0 }
+        var count: Int32 = 0
+        _ = ioctl(stdinFD, UInt(FIONREAD), &count)
+        return count
+    }
+
     /// Standard error so far.
     var stderrSoFar: String { String(decoding: stderrBuffer, as: UTF8.self) }
+
+    /// Waits until standard error holds `text` (the event a test waits for: a message the
+    /// tool prints when it gets there); false when the tool ended, or the hang guard passed,
+    /// without it.
+    func waitForStderr(containing text: String, timeout: Duration = ToolRunner.hangGuard) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while !stderrSoFar.contains(text) {
+            guard stderrFD >= 0, ContinuousClock.now < deadline else { return stderrSoFar.contains(text) }
+            pollOutput(until: deadline)
+        }
+        return true
+    }
 
     /// Waits for the child to end (killing it after `timeout`) and returns everything it
     /// printed, including lines already taken with `readLine`.

@@ -1,0 +1,56 @@
+import OverlandJournal
+import OverlandProtocol
+import OverlandRecorder
+import OverlandSettings
+
+/// Builds the record that ends a trip.
+public enum TripStopper {
+    public struct Result {
+        public var line: [UInt8]
+        public var summary: (duration: Int64, distance: Double, points: Int)
+        /// The journal holds the trip's record already (a stop crashed before clearing the trip).
+        public var isAlreadyWritten: Bool
+    }
+
+    public static func record(for trip: Trip, in journal: Journal, settings: Settings, stoppedAutomatically: Bool) throws -> Result {
+        let end = max(Journal.currentTime(), trip.start)
+        let summary = try TripSummary.compute(for: trip, through: end, in: journal)
+        var last = summary.latest
+        if last == nil {
+            _ = try journal.lastRecord { line in
+                last = try? LocationFeature(jsonLine: line)
+                return last != nil
+            }
+        }
+        let device = DeviceStatusReader(batteryPath: settings.batteryPath).snapshot(now: 0)
+        let record = TripRecord(
+            mode: trip.mode, start: trip.start, end: end,
+            startLocation: summary.startLocation, endLocation: summary.latestLocation,
+            distance: summary.distance, stoppedAutomatically: stoppedAutomatically,
+            longitude: last?.longitude, latitude: last?.latitude,
+            device: DeviceMetadata(deviceID: DeviceIdentity.resolve(flag: nil, settings: settings),
+                                   batteryState: device.batteryState, batteryLevel: device.batteryLevel, wifi: device.wifi)
+        )
+        return Result(line: record.jsonLine(), summary: (end - trip.start, summary.distance, summary.points),
+                      isAlreadyWritten: summary.isRecorded)
+    }
+}
+
+/// A trip ends by itself when auto-pause begins, as in the app.
+public enum AutomaticTripStop {
+    /// Ends the active trip, if any: its record appended through `appender` and committed
+    /// (unless a stop that crashed wrote it already), then the trip cleared, under the
+    /// trip's lock. True when a trip was stopped: the recorder's configuration changes.
+    public static func stop(in journal: Journal, appender: JournalAppender, settings: Settings) throws -> Bool {
+        try withExtendedLifetime(Trip.lockForChange(in: journal)) {
+            guard let trip = try Trip.active(in: journal) else { return false }
+            let record = try TripStopper.record(for: trip, in: journal, settings: settings, stoppedAutomatically: true)
+            if !record.isAlreadyWritten {
+                try appender.append(record.line)
+                try appender.commit()
+            }
+            try Trip.clear(in: journal)
+            return true
+        }
+    }
+}
