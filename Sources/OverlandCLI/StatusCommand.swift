@@ -193,6 +193,9 @@ struct Status {
                 lines.append(("server", geocode))
             }
             lines.append(("sending", Self.sending(sendInterval, sync: sync, changed: destinationChanged, now: now)))
+            if let own = destinations.first(where: { $0.destination.isDefault && $0.destination.verify }) {
+                lines.append(("read back", own.readBack))
+            }
         }
         if let endpoint {
             lines.append(("endpoint", RedactedURL.shown(endpoint) + (token.map { " (token \(SettingKey.redactedToken($0)))" } ?? "")))

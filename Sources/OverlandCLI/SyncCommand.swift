@@ -239,6 +239,10 @@ public struct SyncCommand: AsyncParsableCommand {
         for (job, (_, report)) in zip(jobs, outcome.reports) {
             let status = describe(report, journal: path, endpoint: job.configuration.endpoint, label: labelled ? job.destination.name : nil)
             if status.severity > worst.severity { worst = status }
+            let readBack = ReadBackStep.describe(report.readBack, tool: "overland-sync: " + (labelled ? "\(job.destination.name): " : ""),
+                                                 verbose: verbose, hiding: { SecretRedaction.hiding(url: job.configuration.endpoint, token: job.configuration.token,
+                                                                                        others: job.destination.verifyToken.map { [$0] } ?? [], in: $0) })
+            if readBack.severity > worst.severity { worst = readBack }
         }
         return worst
     }
@@ -296,7 +300,8 @@ public struct SyncCommand: AsyncParsableCommand {
                 return try await HTTPClientTransport.withTransport(configuration: job.configuration) { transport in
                     let engine = SyncEngine(journal: journal, configuration: job.configuration, transport: transport, cursor: name,
                                             wallClock: SyncClock.now)
-                    return await engine.run(
+                    let runStart = (try? journal.cursor(for: name)) ?? 0
+                    let report = await engine.run(
                         holding: lock, sendNow: sendNow,
                         onProgress: showProgress ? { (progress: SyncProgress) in
                             Terminal.progress("\(path): \(Plural.count(progress.sentRecords, "point")) sent, \(progress.backlog) waiting")
@@ -307,6 +312,8 @@ public struct SyncCommand: AsyncParsableCommand {
                             ServerSetApplier(settingsPath: settingsPath, verbose: verbose).apply(set, token: job.configuration.token)
                         } : nil,
                         onIssue: printer.handler)
+                    return await ReadBackStep.run(after: report, destination: job.destination, configuration: job.configuration,
+                                                  journal: journal, cursor: name, runStart: runStart, transport: transport)
                 }
             } catch {
                 return SyncReport(outcome: .configurationError, message: "\(error)")

@@ -484,7 +484,7 @@ public final class SyncEngine: Sendable {
         }
         do { try progress.state.save(in: journal, as: stateFileName) } catch { progress.report.warnings.append(error.description) }
         if progress.cursorMoved, let keep = configuration.keepSentSeconds {
-            do { try journal.removeSentSegments(keepSeconds: keep, now: wallClock(), readers: [cursorName]) } catch { progress.report.warnings.append(error.description) }
+            do { try journal.removeSentSegments(keepSeconds: keep, now: wallClock(), readers: [cursorName], holdingFrom: StoredMarks.floor(journal, [cursorName])) } catch { progress.report.warnings.append(error.description) }
         }
         progress.report.backlog = (try? journal.backlog(for: cursorName)) ?? 0
         if progress.report.outcome == .configurationError, let message = progress.report.message {
