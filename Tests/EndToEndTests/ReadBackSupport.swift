@@ -59,6 +59,9 @@ final class StandInStore: @unchecked Sendable {
         }
     }
 
+    /// Puts `point` in the store as if it had been received from elsewhere.
+    func inject(_ point: Held) { lock.withLock { held.append(point) } }
+
     private func noteRead(_ uri: String) { lock.withLock { reads.append(uri) } }
 
     static func query(_ uri: String) -> [String: String] {

@@ -190,4 +190,48 @@ import Testing
         let shown = try sandbox.overland.run(["destination", "list", "--json"])
         #expect(shown.stdoutText.contains("\"verify_token\":true") && !shown.stdoutText.contains("S3cr3t"), "\(shown)")
     }
+
+    // MARK: - Status and audit
+
+    @Test func statusShowsAcknowledgedStoredAndRefused() throws {
+        let store = StandInStore { _, point in point.latitude < 45.503 - 1e-9 }
+        let server = try LocalServer(store.recorder)
+        defer { server.stop() }
+        let sandbox = try sandbox(recorderSettings(server))
+        try ReadBackJournal.append(points(0..<40), to: sandbox.journal)
+        #expect(try sync(sandbox).exitStatus == 65)
+        let status = try sandbox.overland.run(["status", "--journal", sandbox.journal])
+        let line = try #require(status.stdoutLines.first { $0.hasPrefix("read back") }, "\(status)")
+        #expect(line.contains("acknowledged through record 40, stored through record 40, 10 refused"), "\(line)")
+        let json = try sandbox.overland.run(["status", "--journal", sandbox.journal, "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout)) as? [String: Any])
+        let destination = try #require((object["destinations"] as? [[String: Any]])?.first)
+        #expect(destination["verify"] as? Bool == true && destination["acknowledged"] as? Int == 40)
+        #expect(destination["stored_through"] as? Int == 40 && destination["refused"] as? Int == 10)
+    }
+
+    @Test func auditCountsByDayAndExitsNonZeroWhileAnythingIsMissing() throws {
+        // verify off: the sync trusts the acknowledgements; the audit finds what was lost.
+        let store = StandInStore { receipt, _ in receipt % 5 != 0 }
+        let server = try LocalServer(store.recorder)
+        defer { server.stop() }
+        var settings = recorderSettings(server)
+        settings.removeLast()
+        let sandbox = try sandbox(settings)
+        try ReadBackJournal.append(points(0..<40) + points(86_400..<86_410), to: sandbox.journal)
+        #expect(try sync(sandbox).exitStatus == 0)
+        // Held elsewhere: one point the journal does not have, one second at another place.
+        store.inject(.init(time: ReadBackJournal.t0 + 50_000, latitude: 1, longitude: 1, device: "bob/van", speed: -1, recordedAt: 0))
+        store.inject(.init(time: ReadBackJournal.t0 + 4, latitude: 2, longitude: 2, device: "bob/van", speed: -1, recordedAt: 0))
+        let audit = try sandbox.overland.run(["destination", "audit", "default", "--journal", sandbox.journal])
+        #expect(audit.exitStatus == 65, "\(audit)")
+        #expect(audit.stdoutLines.dropFirst().first?.split(separator: " ") == ["2024-03-01", "40", "32", "7", "1", "2"], "\(audit)")
+        #expect(audit.stdoutLines.dropFirst(2).first?.split(separator: " ") == ["2024-03-02", "10", "8", "2", "0", "0"], "\(audit)")
+        let json = try sandbox.overland.run(["destination", "audit", "default", "--journal", sandbox.journal, "--json",
+                                             "--since", "2024-03-02"])
+        let days = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout)) as? [[String: Any]], "\(json)")
+        #expect(days.count == 1 && days.first?["day"] as? String == "2024-03-02" && days.first?["missing"] as? Int == 2)
+        let bad = try sandbox.overland.run(["destination", "audit", "default", "--journal", sandbox.journal, "--since", "yesterday"])
+        #expect(bad.exitStatus == 64 && bad.stderrLines.count == 1, "\(bad)")
+    }
 }

@@ -67,7 +67,7 @@ public struct ReadBackAudit: Sendable {
         var result = Day(start: start)
         result.sent = points.count
         let held = try await session.read(from: start, through: start + 86_399, now: wallClock())
-            .filter { $0.device == nil || $0.device == deviceID }
+            .filter { ($0.device == nil || $0.device == deviceID) && (!reader.keepsFixTime || ($0.time >= start && $0.time < start + 86_400)) }
         var unused = [Int64: [StoredPoint]]()
         for point in held { unused[point.time, default: []].append(point) }
         for point in points {
