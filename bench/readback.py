@@ -17,6 +17,7 @@ import calendar
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -58,13 +59,16 @@ def make_handler(store):
         def log_message(self, *args):
             pass
 
+        def setup(self):
+            super().setup()
+            # One segment per reply, sent at once: without this every request waits out
+            # the client's delayed ACK (40 ms) and the server, not the sync, is measured.
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
         def reply(self, status, body):
             data = body.encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            head = "HTTP/1.1 %d X\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % (status, len(data))
+            self.wfile.write(head.encode() + data)
 
         def do_POST(self):
             url = urllib.parse.urlsplit(self.path)
@@ -133,7 +137,7 @@ def main():
                 shutil.rmtree(journal, ignore_errors=True)
                 shutil.copytree(work + "/journal", journal)
                 started = time.monotonic()
-                done = subprocess.run([binaries + "/overland-sync", "--journal", journal, "--now"], env=env,
+                done = subprocess.run([binaries + "/overland-sync", "--journal", journal, "--now", "--accept-copy"], env=env,
                                       capture_output=True, text=True)
                 elapsed = time.monotonic() - started
                 if done.returncode != 0:

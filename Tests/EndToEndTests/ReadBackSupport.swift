@@ -59,6 +59,13 @@ final class StandInStore: @unchecked Sendable {
         }
     }
 
+    /// Whether read requests fail (503), as a receiver that is down for reading.
+    var readsFail: Bool {
+        get { lock.withLock { failingReads } }
+        set { lock.withLock { failingReads = newValue } }
+    }
+    private var failingReads = false
+
     /// Puts `point` in the store as if it had been received from elsewhere.
     func inject(_ point: Held) { lock.withLock { held.append(point) } }
 
@@ -97,6 +104,7 @@ final class StandInStore: @unchecked Sendable {
                 return LocalServer.text(200, "[]")
             case ("GET", "/api/0/locations"):
                 noteRead(request.uri)
+                if readsFail { return LocalServer.text(503, "") }
                 guard let user = query["user"], let device = query["device"] else {
                     return LocalServer.text(416, "user and device are required\n")
                 }

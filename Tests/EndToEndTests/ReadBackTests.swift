@@ -104,6 +104,24 @@ import Testing
         #expect(try state(sandbox)["stored_through"] as? Int == 40)
     }
 
+    @Test func aReceiverThatCannotBeReadIsTriedAgainLater() throws {
+        let store = StandInStore { receipt, _ in receipt % 5 != 0 }
+        store.readsFail = true
+        let server = try LocalServer(store.recorder)
+        defer { server.stop() }
+        let sandbox = try sandbox(recorderSettings(server))
+        try ReadBackJournal.append(points(0..<20), to: sandbox.journal)
+        let failed = try sync(sandbox)
+        #expect(failed.exitStatus == 75, "\(failed)")
+        #expect(failed.stderrLines.filter { $0.contains("answered HTTP 503 to reading back") }.count == 1, "\(failed)")
+        #expect(try state(sandbox)["stored_through"] as? Int == 0, "nothing compared: the mark stays")
+        store.readsFail = false
+        let result = try sync(sandbox)
+        #expect(result.exitStatus == 0, "\(result)")
+        #expect(times(store).count == 20)
+        #expect(try state(sandbox)["stored_through"] as? Int == 20)
+    }
+
     // MARK: - Compass: a store that drops fractional speeds
 
     @Test func fractionalSpeedsDroppedAreNamedWithTheirFix() throws {

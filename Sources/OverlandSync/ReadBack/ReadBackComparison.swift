@@ -25,6 +25,10 @@ extension ReadBackPass {
         mutating func compare(_ chunk: [Sent], state: inout SyncState, report: inout ReadBackReport,
                               refusal: inout RefusalTally) async throws -> Bool {
             report.checked += chunk.count
+            // What this chunk finds counts once it is settled: a chunk cut short is
+            // compared again by the next run, and must not be counted twice.
+            var found = RefusalTally()
+            var refused: UInt64 = 0
             var pending = chunk
             while true {
                 let held = try await read(covering: pending)
@@ -32,18 +36,22 @@ extension ReadBackPass {
                 for sent in pending {
                     if held.holds(sent.point, deviceID: deviceID) {
                         report.stored += 1
-                        refusal.note(stored: sent.point, deviceID: deviceID)
+                        found.note(stored: sent.point, deviceID: deviceID)
                     } else {
                         missing.append(sent)
                     }
                 }
                 let limit = ReadBackPass.resendsBeforeRefusal
                 for sent in missing where state.resends[sent.sequence, default: 0] >= limit {
-                    refusal.note(refused: sent.point, in: held, deviceID: deviceID)
-                    state.refusedRecords += 1
+                    found.note(refused: sent.point, in: held, deviceID: deviceID)
+                    refused += 1
                 }
                 let again = missing.filter { state.resends[$0.sequence, default: 0] < limit }
-                if again.isEmpty { return true }
+                if again.isEmpty {
+                    refusal.merge(found)
+                    state.refusedRecords += refused
+                    return true
+                }
                 guard again.count <= resendBudget else {
                     report.unfinished = "\(Plural.count(again.count, "point")) to send again after the \(pass.resendLimit) of this run: the next run continues"
                     return false

@@ -22,6 +22,17 @@ struct RefusalTally {
         someStoredHave.formUnion(Self.causes(of: point, in: nil, deviceID: deviceID))
     }
 
+    /// Adds what `other` noted.
+    mutating func merge(_ other: RefusalTally) {
+        if other.count > 0 {
+            allRefusedHave.formIntersection(other.allRefusedHave)
+            firstTime = min(firstTime, other.firstTime)
+            lastTime = max(lastTime, other.lastTime)
+            count += other.count
+        }
+        someStoredHave.formUnion(other.someStoredHave)
+    }
+
     /// The pass's refusal, nil when nothing was refused.
     var refusal: ReadBackReport.Refusal? {
         guard count > 0 else { return nil }
