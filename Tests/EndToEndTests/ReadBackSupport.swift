@@ -43,7 +43,14 @@ final class StandInStore: @unchecked Sendable {
     private var reads: [String] = []
     private let keep: Keep
 
-    init(keep: @escaping Keep = { _, _ in true }) { self.keep = keep }
+    /// Whether the store keeps one point a second whatever the device (a time column
+    /// unique across devices, as Wayfinder's): a later point in a held second is dropped.
+    private let uniqueSeconds: Bool
+
+    init(uniqueSeconds: Bool = false, keep: @escaping Keep = { _, _ in true }) {
+        self.uniqueSeconds = uniqueSeconds
+        self.keep = keep
+    }
 
     /// Every point kept.
     var points: [Held] { lock.withLock { held } }
@@ -55,6 +62,7 @@ final class StandInStore: @unchecked Sendable {
     private func receive(_ point: Held) {
         lock.withLock {
             receipts += 1
+            if uniqueSeconds, held.contains(where: { $0.time == point.time }) { return }
             if keep(receipts, point) { held.append(point) }
         }
     }

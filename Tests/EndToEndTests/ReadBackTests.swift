@@ -139,6 +139,23 @@ import Testing
         #expect(times(store).count == 20)
     }
 
+    @Test func aSecondSharedWithAnotherDeviceIsNamed() throws {
+        // One point a second across devices: the car's points take five of the van's seconds.
+        let store = StandInStore(uniqueSeconds: true)
+        for index in 5..<10 {
+            store.inject(.init(time: ReadBackJournal.t0 + Int64(index), latitude: 10, longitude: 10, device: "car", speed: 1, recordedAt: 0))
+        }
+        let server = try LocalServer(store.compass(writeToken: "W-token", readToken: "R-token"))
+        defer { server.stop() }
+        let sandbox = try sandbox([["endpoint", server.baseURL + "/api/input"], ["profile", "compass"], ["token", "W-token"],
+                                   ["device_id", "van"], ["verify", "true"], ["verify_token", "R-token"]])
+        try ReadBackJournal.append(points(0..<20), to: sandbox.journal)
+        let result = try sync(sandbox)
+        #expect(result.exitStatus == 65, "\(result)")
+        let line = try #require(result.stderrLines.first { $0.contains("did not store") }, "\(result)")
+        #expect(line.contains("5 points") && line.contains("shares its second") && line.contains("2024-03-01T00:00:05Z"), "\(line)")
+    }
+
     // MARK: - Dawarich: pages
 
     @Test func dawarichIsReadInPages() throws {
