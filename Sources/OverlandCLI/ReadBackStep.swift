@@ -63,6 +63,9 @@ enum ReadBackStep {
             Terminal.error("\(tool)reading back: \(hiding(unfinished)); the rest is compared at the next run")
             if status == .ok { status = .tryLater }
         }
+        if verbose, readBack.retriedRefused > 0 {
+            Terminal.error("\(tool)\(Plural.count(readBack.retriedRefused, "refused point")) tried again: the destination is sent otherwise now")
+        }
         if verbose, readBack.checked > 0 {
             Terminal.error("\(tool)read back \(Plural.count(readBack.checked, "point")): \(readBack.stored) stored, "
                            + "\(readBack.resent) sent again")

@@ -60,6 +60,12 @@ public struct SyncState: Sendable, Equatable {
     public var refusedRecords: UInt64 = 0
     /// What the last refusal said (count, times, what sets the points apart).
     public var lastRefusal: String?
+    /// The first refused record, while the destination sends as it did when it refused
+    /// (`refusedAgainst`): once its url, token, profile, protocol or device id changes, the
+    /// next pass compares from there again, and sends the refused points once more.
+    public var refusedFrom: UInt64?
+    /// A fingerprint of how the refused points were sent (`ReadBackPass.sendingFingerprint`).
+    public var refusedAgainst: String?
 
     /// Creates an empty state: never sent, never failed.
     public init() {}
@@ -109,6 +115,8 @@ public struct SyncState: Sendable, Equatable {
         }
         refusedRecords = Self.sequence(value["refused_records"]) ?? 0
         lastRefusal = value["last_refusal"]?.string
+        refusedFrom = Self.sequence(value["refused_from"])
+        refusedAgainst = value["refused_against"]?.string
     }
 
     /// The most `resends` entries a file is read with.
@@ -208,6 +216,12 @@ extension SyncState {
         if let lastRefusal {
             writer.appendRaw(#","last_refusal":"#)
             writer.appendString(lastRefusal)
+        }
+        if let refusedFrom, let refusedAgainst {
+            writer.appendRaw(#","refused_from":"#)
+            writer.appendInteger(Int64(clamping: refusedFrom))
+            writer.appendRaw(#","refused_against":"#)
+            writer.appendString(refusedAgainst)
         }
     }
 }

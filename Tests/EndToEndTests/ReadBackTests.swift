@@ -86,6 +86,24 @@ import Testing
         #expect(try state(sandbox)["refused_records"] as? Int == 20)
     }
 
+    @Test func refusedPointsAreTriedAgainOnceASettingChanges() throws {
+        // Refuses the van's points north of 45.502; takes everything filed under another device.
+        let store = StandInStore { _, point in point.device != "bob/van" || point.latitude < 45.502 - 1e-9 }
+        let server = try LocalServer(store.recorder)
+        defer { server.stop() }
+        let sandbox = try sandbox(recorderSettings(server))
+        try ReadBackJournal.append(points(0..<40), to: sandbox.journal)
+        #expect(try sync(sandbox).exitStatus == 65)
+        #expect(try sync(sandbox).exitStatus == 0, "refused: not tried again while nothing changed")
+        #expect(store.received == 80)
+        #expect(try sandbox.overland.run(["config", "set", "device_id", "bob/truck"]).exitStatus == 0)
+        let result = try sync(sandbox)
+        #expect(result.exitStatus == 0, "\(result)")
+        #expect(Set(store.points.filter { $0.device == "bob/truck" }.map(\.time)) == Set((20..<40).map { ReadBackJournal.t0 + Int64($0) }))
+        let saved = try state(sandbox)
+        #expect(saved["refused_records"] == nil && saved["refused_from"] == nil && saved["stored_through"] as? Int == 40)
+    }
+
     @Test func killedBetweenResendAndReadBackLosesNothing() throws {
         let store = StandInStore { receipt, _ in receipt % 5 != 0 }
         let server = try LocalServer(store.recorder)

@@ -29,6 +29,7 @@ extension ReadBackPass {
             // compared again by the next run, and must not be counted twice.
             var found = RefusalTally()
             var refused: UInt64 = 0
+            var firstRefused = UInt64.max
             var pending = chunk
             while true {
                 let held = try await read(covering: pending)
@@ -45,11 +46,16 @@ extension ReadBackPass {
                 for sent in missing where state.resends[sent.sequence, default: 0] >= limit {
                     found.note(refused: sent.point, in: held, deviceID: deviceID)
                     refused += 1
+                    firstRefused = min(firstRefused, sent.sequence)
                 }
                 let again = missing.filter { state.resends[$0.sequence, default: 0] < limit }
                 if again.isEmpty {
                     refusal.merge(found)
                     state.refusedRecords += refused
+                    if refused > 0 {
+                        state.refusedFrom = min(state.refusedFrom ?? .max, firstRefused)
+                        state.refusedAgainst = pass.sendingFingerprint
+                    }
                     return true
                 }
                 guard again.count <= resendBudget else {

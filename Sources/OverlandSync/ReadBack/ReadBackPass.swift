@@ -45,6 +45,13 @@ public struct ReadBackPass: Sendable {
         self.wallClock = wallClock
     }
 
+    /// How points are sent to this destination, as a fingerprint: its url, token, protocol,
+    /// profile and device id. Refused points are tried again once it changes.
+    public var sendingFingerprint: String {
+        FNV1a.hex(configuration.endpoint, configuration.token ?? "", configuration.wireProtocol.rawValue,
+                  configuration.profile.name, configuration.deviceID)
+    }
+
     /// Places `cursor`'s stored mark where this run's drain began, when it has none yet:
     /// what the drain sends is compared by this run's pass or, when the drain fails
     /// before it, by a later one. Call it whenever verify is on.
@@ -77,6 +84,15 @@ public struct ReadBackPass: Sendable {
             return report
         }
         var mark = min(state.storedThrough ?? runStart, end)
+        if let from = state.refusedFrom, state.refusedAgainst != sendingFingerprint {
+            // Sent otherwise now (a setting fixed): what was refused is tried again.
+            mark = min(mark, from)
+            report.retriedRefused = state.refusedRecords
+            state.refusedFrom = nil
+            state.refusedAgainst = nil
+            state.refusedRecords = 0
+            state.resends = [:]
+        }
         state.storedThrough = mark
         var refusal = RefusalTally()
         var comparison = Comparison(pass: self)

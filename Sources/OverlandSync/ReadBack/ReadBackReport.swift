@@ -16,6 +16,9 @@ public struct ReadBackReport: Sendable, Equatable {
     public var unfinished: String?
     /// Whether `unfinished` is a configuration problem (no reader for this destination).
     public var misconfigured = false
+    /// Points refused earlier and tried again in this pass, since the destination is now
+    /// sent otherwise (its url, token, protocol, profile or device id changed).
+    public var retriedRefused: UInt64 = 0
     /// Where the stored mark is after the pass.
     public var storedThrough: UInt64?
 
