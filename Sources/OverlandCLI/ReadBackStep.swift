@@ -45,11 +45,15 @@ enum ReadBackStep {
 
     /// The lines about `readBack` and the status they call for: 65 when the receiver
     /// refused points (waiting will not fix it), 78 when the destination cannot be read
-    /// back as configured, 75 when the pass could not finish, else 0. `hiding` takes the
-    /// destination's secrets out of a line.
-    static func describe(_ readBack: ReadBackReport?, tool: String, verbose: Bool,
-                         hiding: (String) -> String) -> ExitStatus {
+    /// back as configured, 75 when the pass could not finish, else 0. Every line has the
+    /// destination's secrets (url, token, read token) taken out.
+    static func describe(_ readBack: ReadBackReport?, tool: String, verbose: Bool, configuration: SyncConfiguration,
+                         destination: Destination) -> ExitStatus {
         guard let readBack else { return .ok }
+        func hiding(_ text: String) -> String {
+            SecretRedaction.hiding(url: configuration.endpoint, token: configuration.token,
+                                   others: destination.verifyToken.map { [$0] } ?? [], in: text)
+        }
         var status = ExitStatus.ok
         if let refused = readBack.refused {
             Terminal.error(tool + hiding(refused.line(receiver: readBack.receiverName)))

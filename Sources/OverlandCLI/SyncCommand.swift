@@ -240,8 +240,7 @@ public struct SyncCommand: AsyncParsableCommand {
             let status = describe(report, journal: path, endpoint: job.configuration.endpoint, label: labelled ? job.destination.name : nil)
             if status.severity > worst.severity { worst = status }
             let readBack = ReadBackStep.describe(report.readBack, tool: "overland-sync: " + (labelled ? "\(job.destination.name): " : ""),
-                                                 verbose: verbose, hiding: { SecretRedaction.hiding(url: job.configuration.endpoint, token: job.configuration.token,
-                                                                                        others: job.destination.verifyToken.map { [$0] } ?? [], in: $0) })
+                                                 verbose: verbose, configuration: job.configuration, destination: job.destination)
             if readBack.severity > worst.severity { worst = readBack }
         }
         return worst
