@@ -83,17 +83,7 @@ public struct ReadBackPass: Sendable {
             report.unfinished = error.description
             return report
         }
-        var mark = min(state.storedThrough ?? runStart, end)
-        if let from = state.refusedFrom, state.refusedAgainst != sendingFingerprint {
-            // Sent otherwise now (a setting fixed): what was refused is tried again.
-            mark = min(mark, from)
-            report.retriedRefused = state.refusedRecords
-            state.refusedFrom = nil
-            state.refusedAgainst = nil
-            state.refusedRecords = 0
-            state.resends = [:]
-        }
-        state.storedThrough = mark
+        var mark = startingMark(&state, runStart: runStart, end: end, report: &report)
         var refusal = RefusalTally()
         var comparison = Comparison(pass: self)
         do {
@@ -106,24 +96,38 @@ public struct ReadBackPass: Sendable {
                 mark = chunkEnd
                 state.storedThrough = mark
                 for sent in chunk { state.resends[sent.sequence] = nil }
-                try state.save(in: journal, as: SyncState.fileName(forDestination: cursorName.text))
+                try state.save(in: journal, as: stateFileName)
             }
-        } catch let error as ReadBackError {
-            report.unfinished = error.description
         } catch {
-            report.unfinished = "\(error)"
-        }
-        if state.storedThrough != mark {
-            state.storedThrough = mark
-            try? state.save(in: journal, as: SyncState.fileName(forDestination: cursorName.text))
+            report.unfinished = (error as? ReadBackError)?.description ?? "\(error)"
         }
         report.storedThrough = mark
         report.refused = refusal.refusal
         if let refused = report.refused {
             state.lastRefusal = refused.line(receiver: reader.receiverName)
-            try? state.save(in: journal, as: SyncState.fileName(forDestination: cursorName.text))
+            try? state.save(in: journal, as: stateFileName)
         }
         return report
+    }
+
+    /// This destination's state file.
+    private var stateFileName: String { SyncState.fileName(forDestination: cursorName.text) }
+
+    /// Where the pass starts: the stored mark (`runStart` when there is none yet), or the
+    /// first refused point when the destination is sent otherwise since it was refused (a
+    /// setting fixed: what was refused is tried again).
+    private func startingMark(_ state: inout SyncState, runStart: UInt64, end: UInt64, report: inout ReadBackReport) -> UInt64 {
+        var mark = min(state.storedThrough ?? runStart, end)
+        if let from = state.refusedFrom, state.refusedAgainst != sendingFingerprint {
+            mark = min(mark, from)
+            report.retriedRefused = state.refusedRecords
+            state.refusedFrom = nil
+            state.refusedAgainst = nil
+            state.refusedRecords = 0
+            state.resends = [:]
+        }
+        state.storedThrough = mark
+        return mark
     }
 
     /// The next `size` points before `end`, and the sequence number after the last record
