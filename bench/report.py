@@ -602,6 +602,16 @@ p(f"- The {R.get('gpsd.files')} gpsd regression captures of `../shared/samples/g
 p(f"- The small backlog for `overland-sync`: the first {n(num('small.epochs'))} epochs of the generated input "
   f"({n(small.get('records') if small else None)} points).")
 p("")
+readback = os.path.join(RAW, "readback.md")
+if os.path.exists(readback):
+    p("## Read-back's cost (verify)")
+    p("")
+    p("`overland-sync` draining to a local OwnTracks Recorder-shaped server (bench/readback.py), "
+      "best of the repetitions, with `verify` off and on. Target: on costs at most 1.5x off.")
+    p("")
+    with open(readback) as f:
+        p(f.read().rstrip("\n"))
+    p("")
 # What is measured apart from bench/run, kept beside it and carried into every report: the
 # live 1 Hz logger over ten minutes and more (bench/live.py: it takes real time, so
 # bench/live.md), then bench/notes/*.md in name order (bench/ingest, bench/mqtt, and

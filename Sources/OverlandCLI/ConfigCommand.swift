@@ -138,7 +138,7 @@ public struct ConfigCommand: ParsableCommand {
         var key: String
         @Argument(help: ArgumentHelp("The new value, such as 500 or owntracks.", valueName: "value"))
         var value: String?
-        @Flag(help: "Read the value from the first line of standard input instead of the command line.")
+        @Flag(name: [.long, .customLong("token-stdin")], help: "Read the value from the first line of standard input instead of the command line.")
         var stdin = false
 
         func validate() throws {

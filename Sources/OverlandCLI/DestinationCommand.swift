@@ -45,7 +45,7 @@ public struct DestinationCommand: ParsableCommand {
             read or written; 75 a sync is running (try again); 77 permission denied; 78 the \
             settings or destinations file is malformed.
             """,
-        subcommands: [Add.self, SetValue.self, List.self, Show.self, Remove.self],
+        subcommands: [Add.self, SetValue.self, List.self, Show.self, Remove.self, Audit.self],
         defaultSubcommand: List.self
     )
 
@@ -189,7 +189,7 @@ public struct DestinationCommand: ParsableCommand {
         @Argument(help: ArgumentHelp("The key, such as url or batch_size.", valueName: "key"), completion: Completions.destinationKeys)
         var key: String
         @Argument(help: ArgumentHelp("The new value.", valueName: "value")) var value: String?
-        @Flag(help: "Read the value from the first line of standard input instead of the command line.") var stdin = false
+        @Flag(name: [.long, .customLong("token-stdin")], help: "Read the value from the first line of standard input instead of the command line.") var stdin = false
 
         func validate() throws {
             if value == nil && !stdin { throw ValidationError("missing <value> (or --stdin to read it from standard input)") }
@@ -365,7 +365,7 @@ public struct DestinationCommand: ParsableCommand {
     /// secrets redacted (`RedactedURL`), "(none)" when not set.
     static func shown(_ key: DestinationKey, in destination: Destination) -> String {
         switch key.name {
-        case "token": return Destination.shownToken(destination.token)
+        case _ where SettingKey.isSecret(key.name): return Destination.shownToken(key.get(from: destination))
         case "url": return RedactedURL.shown(destination.url)
         default: return ConfigOutput.shown(key.get(from: destination))
         }
@@ -385,7 +385,7 @@ public struct DestinationCommand: ParsableCommand {
                 writer.appendString(key.name)
                 writer.appendRaw(":")
                 switch key.name {
-                case "token": writer.appendBool(destination.token != nil)
+                case _ where SettingKey.isSecret(key.name): writer.appendBool(!key.get(from: destination).isEmpty)
                 case "url": writer.appendString(RedactedURL.shown(destination.url))
                 default: writer.appendValue(key.value(in: destination))
                 }

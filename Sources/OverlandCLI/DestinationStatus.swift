@@ -17,6 +17,8 @@ struct DestinationStatus {
     var sync: SyncState
     /// Its url or token changed since its failures: the next run tries it.
     var destinationChanged = false
+    /// Its cursor: the records before it are acknowledged.
+    var acknowledged: UInt64 = 0
 
     /// The status of every destination of `journal`.
     static func read(_ destinations: [Destination], journal: Journal) throws -> [DestinationStatus] {
@@ -25,7 +27,7 @@ struct DestinationStatus {
             var sync = (try? SyncState.load(journal: journal, destination: destination.name)) ?? SyncState()
             let changed = sync.forgetFailures(unlessAgainst: destination.receiverFingerprint)
             return DestinationStatus(destination: destination, backlog: try journal.backlog(for: cursor), sync: sync,
-                                     destinationChanged: changed)
+                                     destinationChanged: changed, acknowledged: try journal.cursor(for: cursor))
         }
     }
 
@@ -51,13 +53,26 @@ struct DestinationStatus {
             lines.append(("last error", "\(lastError) (\(Plural.count(sync.consecutiveFailures, "failed attempt")))"))
         }
         lines.append(("sending", Status.sending(destination.sendInterval.rawValue, sync: sync, changed: destinationChanged, now: now)))
+        if destination.verify { lines.append(("read back", readBack)) }
         let width = lines.map(\.0.count).max() ?? 0
         return "destination \(destination.name)\n"
             + lines.map { "  " + $0.0 + String(repeating: " ", count: width + 2 - $0.0.count) + $0.1 + "\n" }.joined()
     }
 
+    /// Read-back (`verify`): what the receiver acknowledged, what it is known to store
+    /// (every record before the stored mark is stored or refused), and what it refused.
+    var readBack: String {
+        let stored = sync.storedThrough.map { "stored through record \($0)" } ?? "nothing read back yet"
+        var text = "acknowledged through record \(acknowledged), \(stored), \(sync.refusedRecords) refused"
+        if sync.refusedRecords > 0, let last = sync.lastRefusal {
+            text += " (last: \(PrintableText.sanitised(last, allowLineBreaks: false)))"
+        }
+        return text
+    }
+
     /// One JSON object: name, url, protocol, profile, queued, last_sent, last_error,
-    /// failed_attempts, next_attempt, send_interval.
+    /// failed_attempts, next_attempt, send_interval, verify, acknowledged, stored_through,
+    /// refused.
     func json(into writer: inout JSONWriter) {
         func time(_ value: Int64?) {
             if let value { writer.appendString(ISO8601UTC.string(from: value)) } else { writer.appendNull() }
@@ -82,6 +97,14 @@ struct DestinationStatus {
         time(sync.nextAttempt)
         writer.appendRaw(#","send_interval":"#)
         writer.appendString(destination.sendInterval.rawValue)
+        writer.appendRaw(#","verify":"#)
+        writer.appendBool(destination.verify)
+        writer.appendRaw(#","acknowledged":"#)
+        writer.appendInteger(Int64(clamping: acknowledged))
+        writer.appendRaw(#","stored_through":"#)
+        if let stored = sync.storedThrough { writer.appendInteger(Int64(clamping: stored)) } else { writer.appendNull() }
+        writer.appendRaw(#","refused":"#)
+        writer.appendInteger(Int64(clamping: sync.refusedRecords))
         writer.appendRaw("}")
     }
 }

@@ -36,12 +36,21 @@ public enum MultiCall {
         }
     }
 
-    private static func runToCompletion(_ body: @escaping @Sendable () async -> Void) {
+    /// Runs `body` on the global executor while this thread waits, and returns its result:
+    /// the one bridge from a synchronous command to async work.
+    @discardableResult
+    static func runToCompletion<Result: Sendable>(_ body: @escaping @Sendable () async -> Result) -> Result {
         let done = DispatchSemaphore(value: 0)
+        let box = ResultBox<Result>()
         Task.detached {
-            await body()
+            box.value = await body()
             done.signal()
         }
         done.wait()
+        return box.value!
+    }
+
+    private final class ResultBox<Value>: @unchecked Sendable {
+        var value: Value?
     }
 }

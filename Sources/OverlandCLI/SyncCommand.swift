@@ -206,8 +206,13 @@ public struct SyncCommand: AsyncParsableCommand {
         if dryRun {
             return try printDryRun(senders, journal: journal, path: path, labelled: labelled, printer: printer)
         }
-        let run = DestinationsRun(journal: journal, destinations: senders, readers: destinations.all.compactMap { CursorName($0.name) },
+        var run = DestinationsRun(journal: journal, destinations: senders, readers: destinations.all.compactMap { CursorName($0.name) },
                                   keepSentSeconds: Int64(settings.retentionDays) * 86_400, wallClock: SyncClock.now)
+        let byName = Dictionary(destinations.selected.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        run.afterDrain = { drained in
+            guard let destination = byName[drained.destination.name.text] else { return drained.report }
+            return await ReadBackStep.run(after: drained, destination: destination)
+        }
         let outcome = await run.run(sendNow: now, onIssue: printer.handler)
         Terminal.clearProgress()
         for warning in outcome.warnings { Terminal.error("overland-sync: \(path): \(warning)") }
@@ -221,6 +226,9 @@ public struct SyncCommand: AsyncParsableCommand {
             let lines = SyncReportLines(label: labelled ? destination.name : nil, journal: path, endpoint: destination.url, verbose: verbose)
             let status = lines.print(report)
             if status.severity > worst.severity { worst = status }
+            let readBack = ReadBackStep.describe(report.readBack, tool: "overland-sync: " + (labelled ? "\(destination.name): " : ""),
+                                                 verbose: verbose, destination: destination)
+            if readBack.severity > worst.severity { worst = readBack }
         }
         return worst
     }

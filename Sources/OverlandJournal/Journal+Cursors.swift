@@ -288,13 +288,15 @@ extension Journal {
     /// older than `keepSeconds` (0: at once): those below the floor and below the cursor of
     /// each reader in `readers` (missing: 0; `default` missing: `cursor.json`). The newest
     /// segment always stays: it carries the sequence numbering on. The caller holds the
-    /// cursor lock. Returns the names deleted.
+    /// cursor lock. `holdingFrom` (the lowest stored mark of the destinations that verify)
+    /// keeps every segment from that record on too. Returns the names deleted.
     @discardableResult
     public func removeSentSegments(keepSeconds: Int64 = 0, now: Int64 = Journal.currentTime(),
-                                   readers: [CursorName] = []) throws(JournalError) -> [SegmentName] {
+                                   readers: [CursorName] = [], holdingFrom: UInt64? = nil) throws(JournalError) -> [SegmentName] {
         let names = try segments()
         var next = try cursor()
         for reader in readers { next = min(next, try cursor(for: reader)) }
+        if let holdingFrom { next = min(next, holdingFrom) }
         var removed: [SegmentName] = []
         for (index, name) in names.enumerated().dropLast() where names[index + 1].firstSequence <= next {
             let file = segmentPath(name)

@@ -1,7 +1,7 @@
 import OverlandJSON
 
-/// One HTTP request as a receiver wants it, written by its `RequestEncoder`: always a
-/// POST of a JSON body.
+/// One HTTP request as a receiver wants it: a POST of a JSON body written by its
+/// `RequestEncoder`, or a read-back's GET (`ReadBackReader`, empty body).
 public struct ReceiverRequest: Sendable, Equatable {
     /// One header line.
     public struct Header: Sendable, Equatable {
@@ -14,7 +14,7 @@ public struct ReceiverRequest: Sendable, Equatable {
         }
     }
 
-    /// The method, `POST`.
+    /// The method: `POST`, or `GET` for reading back.
     public var method = "POST"
     /// The URL, placeholders expanded.
     public var url: String

@@ -48,6 +48,12 @@ public struct Destination: Sendable, Equatable {
     public var pubRetain = true
     /// Which commands on the MQTT `TOPIC/cmd` are obeyed.
     public var commands: RemoteCommands = .report
+    /// Whether every run reads back what the receiver stored (`ReadBackPass`).
+    public var verify = false
+    /// Where reading back asks, instead of the address derived from `url`.
+    public var verifyURL: String?
+    /// The credentials for reading back, when they differ from `token`; never shown.
+    public var verifyToken: String?
 
     /// A destination with every default but its name, url and protocol.
     public init(name: String, url: String, wireProtocol: WireProtocol = .overland) {
@@ -85,6 +91,15 @@ public struct Destination: Sendable, Equatable {
         sendInterval = settings.sendInterval
         caFile = settings.caFile
         consider2xxSuccessful = settings.consider2xxSuccessful
+        verify = settings.verify
+        verifyURL = settings.verifyURL
+        verifyToken = settings.verifyToken
+    }
+
+    /// Why `verify` cannot be on for this destination (`ReadBackSupport`), or nil.
+    public var verifyProblem: String? {
+        guard verify else { return nil }
+        return ReadBackSupport.problem(protocol: wireProtocol.rawValue, profile: profile.rawValue)
     }
 
     /// Whether this is the destination the settings file holds.

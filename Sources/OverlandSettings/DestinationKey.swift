@@ -131,6 +131,12 @@ public struct DestinationKey: Sendable, CustomStringConvertible {
                        "whether location messages are published retained, as the owntracks apps' pubRetain (default true)"),
         DestinationKey("commands", \.commands, .choice(RemoteCommands.self), protocols: [.mqtt], settingsKey: nil,
                        "which commands on TOPIC/cmd are obeyed: none, report (reportLocation; default) or all (also setConfiguration)"),
+        DestinationKey("verify", \.verify, .bool, settingsKey: "verify",
+                       "whether each run reads back what the receiver stored and sends missing points again"),
+        DestinationKey("verify_url", \.verifyURL, .optionalText(allowed: Validation.endpointAllowed, validate: Validation.endpoint),
+                       settingsKey: "verify_url", "where reading back asks; unset: derived from the url"),
+        DestinationKey("verify_token", \.verifyToken, .optionalText(allowed: Validation.tokenAllowed, validate: Validation.token),
+                       settingsKey: "verify_token", "the credentials for reading back when they differ from the token"),
     ]
 
     /// The key called `name`, or an error naming close matches (or every key).
@@ -179,6 +185,7 @@ public struct DestinationKey: Sendable, CustomStringConvertible {
             for key in Self.all where !key.applies(to: changed.wireProtocol) { key.reset(&changed) }
         }
         if let problem = changed.ownTracksDeviceProblem { throw .refusedValue(reason: problem) }
+        if let problem = changed.verifyProblem { throw .refusedValue(reason: problem) }
         destination = changed
     }
 
@@ -258,9 +265,9 @@ extension Destination {
             guard key.current(self) != key.current(other) else { return nil }
             var old = key.get(from: other)
             var new = key.get(from: self)
-            if key.name == "token" {
-                old = Destination.shownToken(other.token)
-                new = Destination.shownToken(token)
+            if SettingKey.isSecret(key.name) {
+                old = Destination.shownToken(key.get(from: other))
+                new = Destination.shownToken(key.get(from: self))
             } else if key.name == "url" {
                 old = RedactedURL.shown(old)
                 new = RedactedURL.shown(new)

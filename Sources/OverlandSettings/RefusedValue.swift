@@ -10,14 +10,14 @@ enum RefusedValue {
 
     /// A value from a JSON file, for the message about key `key`.
     static func shown(key: String, _ value: JSONValue) -> String {
-        if key == "token" { return quoted(SettingKey.redactedToken(value.string ?? SettingKey.hiddenToken)) }
+        if SettingKey.isSecret(key) { return quoted(SettingKey.redactedToken(value.string ?? SettingKey.hiddenToken)) }
         if urlKeys.contains(key), let url = value.string { return quoted(RedactedURL.shown(url)) }
         return JSONText.render(value)
     }
 
     /// A value typed on the command line, for the message about key `key`.
     static func shown(key: String, text: String) -> String {
-        if key == "token" { return quoted(SettingKey.redactedToken(text)) }
+        if SettingKey.isSecret(key) { return quoted(SettingKey.redactedToken(text)) }
         if urlKeys.contains(key) { return quoted(RedactedURL.shown(text)) }
         return quoted(text)
     }

@@ -1,4 +1,5 @@
 import OverlandJSON
+import OverlandProtocol
 
 /// One setting by name, as `overland config get|set|unset` names it.
 ///
@@ -65,9 +66,15 @@ public struct SettingKey: Sendable, Hashable, CustomStringConvertible {
                 key: name, value: quoted(text),
                 allowed: "nothing until a zone exists: first set wifi_zone to SSID,LATITUDE,LONGITUDE", location: nil)
         }
-        guard field.assign(&settings, field.parse(text)) else {
+        var changed = settings
+        guard field.assign(&changed, field.parse(text)) else {
             throw .invalidValue(key: name, value: quoted(shown(text)), allowed: field.allowed, location: nil)
         }
+        if ["verify", "profile", "protocol", "integer_speed"].contains(name), changed.verify,
+           let problem = ReadBackSupport.problem(protocol: changed.wireProtocol.rawValue, profile: changed.effectiveReceiverProfile.rawValue) {
+            throw .refusedValue(reason: problem)
+        }
+        settings = changed
     }
 
     /// Puts the default back. A wifi zone is all three members or none: unsetting any
@@ -94,7 +101,7 @@ public struct SettingKey: Sendable, Hashable, CustomStringConvertible {
     /// path), every other value as it is.
     public func shown(_ value: String) -> String {
         switch name {
-        case "token": Self.redactedToken(value)
+        case _ where Self.isSecret(name): Self.redactedToken(value)
         case "endpoint": value.isEmpty ? "" : RedactedURL.shown(value)
         default: value
         }
@@ -105,6 +112,12 @@ public struct SettingKey: Sendable, Hashable, CustomStringConvertible {
     /// on request).
     public static func redactedToken(_ token: String) -> String {
         token.isEmpty ? "" : hiddenToken
+    }
+
+    /// Whether the key `name` holds a secret (`token`, `verify_token`): never shown, not
+    /// even in part. The one list of them.
+    public static func isSecret(_ name: String) -> Bool {
+        name == "token" || name == "verify_token"
     }
 
     /// What stands for a token wherever one is shown.

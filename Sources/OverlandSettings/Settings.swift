@@ -50,6 +50,12 @@ public struct Settings: Sendable, Equatable {
     /// Whether a device standing still logs one point instead of the receiver's drift (a
     /// parked receiver wanders a few metres); default off.
     public var stationaryFilter = false
+    /// Whether each run reads back what the default destination's receiver stored; default off.
+    public var verify = false
+    /// Where reading back asks, instead of the address derived from the endpoint.
+    public var verifyURL: String?
+    /// The credentials for reading back, when they differ from the token; never shown.
+    public var verifyToken: String?
     /// The receiver's quirks applied when points are sent; default none.
     public var receiverProfile = ReceiverProfileName.none
     /// The protocol the receiver speaks; default overland.

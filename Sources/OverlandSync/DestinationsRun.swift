@@ -76,7 +76,8 @@ public struct DestinationsRun: Sendable {
         var outcome = Outcome(reports: zip(destinations, reports).map { ($0.name, $1 ?? SyncReport(outcome: .interrupted)) })
         if let keep = keepSentSeconds, outcome.reports.contains(where: { $0.report.sentRecords > 0 || $0.report.skippedRecords > 0 || $0.report.notCarriedRecords > 0 }) {
             do {
-                try journal.removeSentSegments(keepSeconds: keep, now: wallClock(), readers: readers)
+                try journal.removeSentSegments(keepSeconds: keep, now: wallClock(), readers: readers,
+                                               holdingFrom: StoredMarks.floor(journal, readers))
             } catch {
                 outcome.warnings.append(error.description)
             }

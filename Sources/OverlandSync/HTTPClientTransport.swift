@@ -78,11 +78,12 @@ public final class HTTPClientTransport: Transport {
 
     public func send(_ request: SyncRequest, timeout: Duration) async throws -> HTTPReply {
         var httpRequest = HTTPClientRequest(url: request.url)
-        httpRequest.method = .POST
+        // A POST of points, or a read-back's GET (`ReadBackReader`), which has no body.
+        httpRequest.method = request.method == "GET" ? .GET : .POST
         for header in request.headers {
             httpRequest.headers.add(name: header.name, value: header.value)
         }
-        httpRequest.body = .bytes(ByteBuffer(bytes: request.body))
+        if httpRequest.method == .POST { httpRequest.body = .bytes(ByteBuffer(bytes: request.body)) }
         let prepared = httpRequest
         let client = client
         let limit = replyLimit

@@ -454,7 +454,7 @@ public final class SyncEngine: Sendable, SyncDestination {
         }
         saveState(progress.state, into: &progress.report)
         if progress.cursorMoved, let keep = configuration.keepSentSeconds {
-            do { try journal.removeSentSegments(keepSeconds: keep, now: timing.wallClock(), readers: [cursorName]) } catch { progress.report.warnings.append(error.description) }
+            do { try journal.removeSentSegments(keepSeconds: keep, now: timing.wallClock(), readers: [cursorName], holdingFrom: StoredMarks.floor(journal, [cursorName])) } catch { progress.report.warnings.append(error.description) }
         }
         progress.report.backlog = (try? journal.backlog(for: cursorName)) ?? 0
         if progress.report.outcome == .configurationError, let message = progress.report.message {

@@ -57,6 +57,8 @@ public struct SyncReport: Sendable, Equatable {
     /// Things worth a warning that did not change the outcome (a retention or state-file
     /// problem, an unreadable old state file).
     public var warnings: [String] = []
+    /// What reading back found, when the destination verifies (`ReadBackPass`).
+    public var readBack: ReadBackReport?
 
     /// Creates a report.
     public init(outcome: Outcome, message: String? = nil) {

@@ -48,6 +48,24 @@ public struct SyncState: Sendable, Equatable {
     /// journal stats` does not count them as sent. Absent for the default destination
     /// and in older files.
     public var startSequence: UInt64?
+    /// Read-back (`verify`, `ReadBackPass`): every record before this sequence number is
+    /// stored at the receiver or refused by it. Absent while verify is off; while present,
+    /// retention keeps the segments from it on (`StoredMarks`).
+    public var storedThrough: UInt64?
+    /// How often each point read back missing has been sent again, by sequence number:
+    /// written before the resend, so a kill between a resend and its read-back forgets
+    /// nothing. Holds at most one comparison's points (`ReadBackPass.chunkSize`).
+    public var resends: [UInt64: Int] = [:]
+    /// Points the receiver refused (still missing after two resends), in total.
+    public var refusedRecords: UInt64 = 0
+    /// What the last refusal said (count, times, what sets the points apart).
+    public var lastRefusal: String?
+    /// The first refused record, while the destination sends as it did when it refused
+    /// (`refusedAgainst`): once its url, token, profile, protocol or device id changes, the
+    /// next pass compares from there again, and sends the refused points once more.
+    public var refusedFrom: UInt64?
+    /// A fingerprint of how the refused points were sent (`ReadBackPass.sendingFingerprint`).
+    public var refusedAgainst: String?
 
     /// Creates an empty state: never sent, never failed.
     public init() {}
@@ -90,7 +108,24 @@ public struct SyncState: Sendable, Equatable {
         geocode = value["geocode"]?.string
         skippedRecords = value["skipped_records"]?.double.flatMap { CheckedInteger.rounded($0, in: 0...999_999_999_999_999_999) }.map(UInt64.init) ?? 0
         failuresAgainst = value["failures_against"]?.string
-        startSequence = value["start_sequence"]?.double.flatMap { $0 >= 0 && $0 < 1e18 && $0 == $0.rounded() ? UInt64($0) : nil }
+        startSequence = Self.sequence(value["start_sequence"])
+        storedThrough = Self.sequence(value["stored_through"])
+        for pair in (value["resends"]?.array ?? []).prefix(Self.maximumResendEntries) {
+            guard let sequence = Self.sequence(pair[0]), let count = pair[1]?.int, (0...9).contains(count) else { continue }
+            resends[sequence] = count
+        }
+        refusedRecords = Self.sequence(value["refused_records"]) ?? 0
+        lastRefusal = value["last_refusal"]?.string
+        refusedFrom = Self.sequence(value["refused_from"])
+        refusedAgainst = value["refused_against"]?.string
+    }
+
+    /// The most `resends` entries a file is read with.
+    static let maximumResendEntries = 2_000
+
+    /// A record number: a whole number from 0 below 10^18, else nil.
+    private static func sequence(_ value: JSONValue?) -> UInt64? {
+        value?.double.flatMap { $0 >= 0 && $0 < 1e18 && $0 == $0.rounded() ? UInt64($0) : nil }
     }
 
     /// A fingerprint of a receiver's URL and token (an empty token is none): 16 hex digits
@@ -152,7 +187,43 @@ public struct SyncState: Sendable, Equatable {
             writer.appendRaw(#","start_sequence":"#)
             writer.appendInteger(Int64(clamping: startSequence))
         }
+        appendReadBack(to: &writer)
         writer.appendRaw("}\n")
         return writer.bytes
+    }
+}
+
+extension SyncState {
+    /// The read-back keys, when verify has been on.
+    fileprivate func appendReadBack(to writer: inout JSONWriter) {
+        if let storedThrough {
+            writer.appendRaw(#","stored_through":"#)
+            writer.appendInteger(Int64(clamping: storedThrough))
+        }
+        if !resends.isEmpty {
+            writer.appendRaw(#","resends":["#)
+            for (index, entry) in resends.sorted(by: { $0.key < $1.key }).enumerated() {
+                writer.appendRaw(index == 0 ? "[" : ",[")
+                writer.appendInteger(Int64(clamping: entry.key))
+                writer.appendRaw(",")
+                writer.appendInteger(entry.value)
+                writer.appendRaw("]")
+            }
+            writer.appendRaw("]")
+        }
+        if refusedRecords > 0 {
+            writer.appendRaw(#","refused_records":"#)
+            writer.appendInteger(Int64(clamping: refusedRecords))
+        }
+        if let lastRefusal {
+            writer.appendRaw(#","last_refusal":"#)
+            writer.appendString(lastRefusal)
+        }
+        if let refusedFrom, let refusedAgainst {
+            writer.appendRaw(#","refused_from":"#)
+            writer.appendInteger(Int64(clamping: refusedFrom))
+            writer.appendRaw(#","refused_against":"#)
+            writer.appendString(refusedAgainst)
+        }
     }
 }

@@ -19,7 +19,7 @@ import Glibc
             #expect(result.succeeded, "\(result)")
             #expect(result.stderrText == "")
             let lines = result.stdoutLines
-            #expect(lines.count == 39)
+            #expect(lines.count == 42)
             #expect(lines.allSatisfy { $0.hasSuffix("(default)") }, "\(lines)")
             #expect(lines.contains { $0.hasPrefix("batch_size ") && $0.contains(" 200 ") })
             #expect(lines.contains { $0.hasPrefix("trip.logging_mode ") && $0.contains(" all ") })
@@ -44,7 +44,7 @@ import Glibc
         let result = try sandbox.config("list", "--json")
         #expect(result.succeeded, "\(result)")
         let object = try #require(try JSONScan.value(result.stdout) as? [String: [String: Any]])
-        #expect(object.count == 39)
+        #expect(object.count == 42)
         #expect(object["trip.batch_size"]?["value"] as? String == "1000")
         #expect(object["trip.batch_size"]?["default"] as? Bool == false)
         #expect(object["batch_size"]?["value"] as? String == "200")
@@ -55,7 +55,7 @@ import Glibc
     @Test func keysNamesEveryKeyWithItsValuesAndDefault() throws {
         let sandbox = try ConfigSandbox()
         let lines = try sandbox.configSucceeds("keys")
-        #expect(lines.count == 2 * 42)
+        #expect(lines.count == 2 * 45)
         let index = try #require(lines.firstIndex { $0.hasPrefix("trip.logging_mode ") })
         try #require(index + 1 < lines.count)
         #expect(lines[index + 1].trimmingCharacters(in: .whitespaces) == "all, latest, owntracks; default: all")

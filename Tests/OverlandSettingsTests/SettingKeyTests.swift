@@ -40,6 +40,9 @@ struct SettingKeyTests {
         "retention_days": ("30", "30"),
         "ca_file": ("/etc/ssl/ca.pem", "/etc/ssl/ca.pem"),
         "integer_speed": ("on", "true"),
+        "verify": ("on", "true"),
+        "verify_url": ("https://rec.example/ot", "https://rec.example/ot"),
+        "verify_token": ("read-token-1234", "read-token-1234"),
         "profile": ("wayfinder", "wayfinder"),
         "protocol": ("traccar", "traccar"),
         "stationary_filter": ("on", "true"),
@@ -52,7 +55,7 @@ struct SettingKeyTests {
     /// A value each key refuses.
     static func badValue(for name: String) -> String {
         switch name {
-        case "token": "a\nb"
+        case "token", "verify_token": "a\nb"
         case "device_id": String(repeating: "x", count: 51)
         case "wifi_zone.ssid": String(repeating: "x", count: 33)
         case "commit_interval": "3601"
@@ -70,13 +73,15 @@ struct SettingKeyTests {
 
     @Test func everyKeyHasASample() {
         #expect(Set(SettingKey.all.map(\.name)) == Set(Self.samples.keys))
-        #expect(SettingKey.all.count == 42)
+        #expect(SettingKey.all.count == 45)
     }
 
     @Test(arguments: SettingKey.all)
     func getSetUnset(key: SettingKey) throws {
         let sample = try #require(Self.samples[key.name])
         var settings = key.name.hasPrefix("wifi_zone.") ? Self.withZone() : Settings()
+        // verify needs a receiver that can be read back (ReadBackSupport).
+        if key.name == "verify" { settings.receiverProfile = .compass }
         #expect(!key.summary.isEmpty && !key.allowedValues.isEmpty)
         try key.set(sample.text, in: &settings)
         #expect(key.get(from: settings) == sample.shown)
@@ -195,5 +200,27 @@ struct SettingKeyTests {
             SettingChange(key: "batch_size", old: "200", new: "500"),
         ])
         #expect(changes.map(\.description) == ["token: (none) -> ••••", "batch_size: 200 -> 500"])
+    }
+
+    @Test func verifyIsRefusedWhereNothingCanBeReadBack() throws {
+        let verify = try SettingKey(named: "verify")
+        var settings = Settings()
+        settings.receiverProfile = .wayfinder
+        let refused = try #require(settingsError { try verify.set("true", in: &settings) })
+        #expect(refused.description.contains("Wayfinder"))
+        #expect(!settings.verify)
+        settings.receiverProfile = .none
+        #expect(settingsError { try verify.set("true", in: &settings) } != nil)
+        settings.receiverProfile = .compass
+        try verify.set("true", in: &settings)
+        // Then choosing a profile that cannot be read back is refused too.
+        #expect(settingsError { try SettingKey(named: "profile").set("wayfinder", in: &settings) } != nil)
+        #expect(settings.receiverProfile == .compass)
+    }
+
+    @Test func theReadTokenIsShownLikeTheToken() throws {
+        let key = try SettingKey(named: "verify_token")
+        #expect(key.shown("s3cret-read") == SettingKey.hiddenToken)
+        #expect(SettingKey.isSecret("verify_token") && SettingKey.isSecret("token") && !SettingKey.isSecret("verify_url"))
     }
 }

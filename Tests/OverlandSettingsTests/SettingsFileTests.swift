@@ -61,9 +61,9 @@ struct SettingsFileTests {
         #expect(lines.contains("    \"prevent_screen_lock\": false,"))
         #expect(lines.contains("  \"commit_interval\": 5,"))
         #expect(lines.contains("  \"battery_path\": null"))
-        // One key per line: 20 top-level keys, "main" (11 keys) and "trip" (8 keys) with
+        // One key per line: 23 top-level keys, "main" (11 keys) and "trip" (8 keys) with
         // their closing braces, the outer braces, and the final newline.
-        #expect(lines.count == 20 + (1 + 11 + 1) + (1 + 8 + 1) + 2 + 1)
+        #expect(lines.count == 23 + (1 + 11 + 1) + (1 + 8 + 1) + 2 + 1)
     }
 
     @Test func filePermissions() throws {

@@ -1,0 +1,23 @@
+/// Which receivers can be read back (`verify true`): the one rule `overland config set`,
+/// `overland destination set` and the sync all apply. A receiver can be verified when it
+/// has an API that lists the points it holds for a device and a time range
+/// (docs/receivers.md lists them with their sources).
+public enum ReadBackSupport {
+    /// The profiles whose receiver has such an API.
+    public static let readableProfiles = ["owntracks-recorder", "dawarich", "home-assistant", "compass"]
+
+    /// Why a destination of `wireProtocol` (by name) with `profile` (by name) cannot be
+    /// read back, or nil when it can.
+    public static func problem(protocol wireProtocol: String, profile: String) -> String? {
+        if profile == "wayfinder" {
+            return "Wayfinder has no API that lists the points it holds, so verify cannot be on for it (see docs/receivers.md)"
+        }
+        if wireProtocol == "mqtt" {
+            return "verify reads back over http: an mqtt destination cannot be verified yet (verify the OwnTracks Recorder "
+                + "its broker feeds with an owntracks destination instead)"
+        }
+        if wireProtocol == "traccar" || readableProfiles.contains(profile) { return nil }
+        return "verify needs to know which receiver reads back: set profile "
+            + readableProfiles.joined(separator: ", ") + " first (or use protocol traccar)"
+    }
+}

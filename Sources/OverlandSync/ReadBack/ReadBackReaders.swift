@@ -1,0 +1,57 @@
+import OverlandProtocol
+
+/// The reader for a destination: chosen by its protocol and profile (`ReadBackSupport`
+/// says which can be read), asking at the origin of its url or at `verify_url`, with
+/// `verify_token` or else its token.
+public enum ReadBackReaders {
+    /// The reader for `configuration`, or why there is none (a configuration problem).
+    /// `verifyURL` is the read API's base (`scheme://host[:port][/prefix]`): the reader
+    /// adds its own path.
+    public static func reader(for configuration: SyncConfiguration, verifyURL: String?,
+                              verifyToken: String?) throws(ReadBackError) -> any ReadBackReader {
+        if let problem = ReadBackSupport.problem(protocol: configuration.wireProtocol.rawValue, profile: configuration.profile.name) {
+            throw ReadBackError(problem)
+        }
+        guard configuration.loggingMode == .all else {
+            throw ReadBackError("verify compares every point sent: it needs logging_mode all, not \(configuration.loggingMode.rawValue)")
+        }
+        let base = verifyURL.map { String($0.reversed().drop { $0 == "/" }.reversed()) } ?? ReadBackHTTP.origin(of: configuration.endpoint)
+        let readToken = verifyToken.flatMap { $0.isEmpty ? nil : $0 }
+        if configuration.wireProtocol == .traccar {
+            guard let readToken else {
+                throw ReadBackError("Traccar is read with a Traccar user's credentials: set verify_token to USER:PASSWORD (--token-stdin)")
+            }
+            return TraccarReader(origin: base, uniqueID: configuration.deviceID, token: readToken)
+        }
+        switch configuration.profile {
+        case .owntracksRecorder:
+            let identity = recorderIdentity(configuration)
+            return RecorderReader(url: base + RecorderReader.path, user: identity.user ?? "", device: identity.device ?? "",
+                                  token: readToken ?? configuration.effectiveToken)
+        case .dawarich:
+            guard let key = readToken ?? configuration.effectiveToken else {
+                throw ReadBackError("Dawarich is read with its api key: set token (or verify_token)")
+            }
+            return DawarichReader(url: base + DawarichReader.path, apiKey: key)
+        case .homeAssistant:
+            guard let readToken else {
+                throw ReadBackError("Home Assistant is read with a long-lived access token: set verify_token (--token-stdin)")
+            }
+            let identity = recorderIdentity(configuration)
+            return HomeAssistantReader(origin: base, user: identity.user ?? "", device: identity.device ?? "", token: readToken)
+        default:
+            guard let readToken else {
+                throw ReadBackError("Compass is read with the database's read token: set verify_token (--token-stdin)")
+            }
+            return CompassReader(origin: base, readToken: readToken)
+        }
+    }
+
+    /// The user and device the OwnTracks receiver files points under: as the OwnTracks
+    /// receiver names them when it sends (`OwnTracksReceiver`: the Basic user completes a
+    /// device id without `/`, and the profile completes the rest).
+    static func recorderIdentity(_ configuration: SyncConfiguration) -> OwnTracksIdentity {
+        let user = configuration.effectiveToken.map { OwnTracksCredentials(token: $0).user }
+        return configuration.profile.ownTracksIdentity(OwnTracksIdentity(deviceID: configuration.deviceID, fallbackUser: user))
+    }
+}

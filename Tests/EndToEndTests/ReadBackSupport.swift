@@ -1,0 +1,271 @@
+import TestSupport
+import Foundation
+import OverlandJSON
+import OverlandJournal
+
+/// Receivers that keep what they choose and answer their read API from what they kept,
+/// shaped from the real projects' source (docs/receivers.md, "Reading back"):
+///
+/// - OwnTracks Recorder: `/pub` files a location under the user and device of `u`/`d` (or
+///   `X-Limit-U`/`X-Limit-D`) and answers `[]` (recorder http.c); `/api/0/locations` needs
+///   `user` and `device` (http.c: 416 "user and device are required") and answers
+///   `{"data":[..]}` from `from` (absent: now - 6 h, storage.c `make_times`,
+///   `DEFAULT_HISTORY_HOURS` 6) to `to` (absent: now), times as `%Y-%m-%dT%H:%M:%S`.
+/// - Compass: `/api/input?token=W` takes `{"locations":[..]}` and answers
+///   `{"result":"ok","saved":N}`; `/api/query?token=R&start&end&format=full` answers
+///   `{"locations":[the features as sent]}` (Compass Api.php `input`, `query`).
+/// - Dawarich: `/api/v1/overland/batches?api_key=K` answers 201 `{"result":"ok"}`;
+///   `/api/v1/points?api_key&start_at&end_at&page&per_page&order` answers one page of
+///   `{"timestamp","latitude","longitude"}` (strings, as its serializer writes them) with
+///   `X-Current-Page` and `X-Total-Pages` (points_controller.rb `index`).
+/// - Home Assistant: the OwnTracks webhook `/api/webhook/ID` answers 200 `[]` and ignores
+///   a location without `acc` or with `acc` 0 (owntracks messages.py); history
+///   `/api/history/period/START?filter_entity_id&end_time` answers `[[state..]]` with
+///   `attributes.latitude`/`longitude` and `last_updated` = when it was recorded
+///   (history/__init__.py `HistoryPeriodView`), with a long-lived token.
+///
+/// `keep(receipt, point)` decides what is kept: the lossy store, the one that drops
+/// fractional speeds, the one that refuses a region.
+final class StandInStore: @unchecked Sendable {
+    struct Held: Sendable {
+        var time: Int64
+        var latitude: Double
+        var longitude: Double
+        var device: String
+        var speed: Double
+        var recordedAt: Int64
+    }
+
+    typealias Keep = @Sendable (_ receipt: Int, _ point: Held) -> Bool
+
+    private let lock = NSLock()
+    private var held: [Held] = []
+    private var receipts = 0
+    private var reads: [String] = []
+    private let keep: Keep
+
+    /// Whether the store keeps one point a second whatever the device (a time column
+    /// unique across devices, as Wayfinder's): a later point in a held second is dropped.
+    private let uniqueSeconds: Bool
+
+    init(uniqueSeconds: Bool = false, keep: @escaping Keep = { _, _ in true }) {
+        self.uniqueSeconds = uniqueSeconds
+        self.keep = keep
+    }
+
+    /// Every point kept.
+    var points: [Held] { lock.withLock { held } }
+    /// The query part of every read request.
+    var readQueries: [String] { lock.withLock { reads } }
+    /// Points received (kept or not).
+    var received: Int { lock.withLock { receipts } }
+
+    private func receive(_ point: Held) {
+        lock.withLock {
+            receipts += 1
+            if uniqueSeconds, held.contains(where: { $0.time == point.time }) { return }
+            if keep(receipts, point) { held.append(point) }
+        }
+    }
+
+    /// Whether read requests fail (503), as a receiver that is down for reading.
+    var readsFail: Bool {
+        get { lock.withLock { failingReads } }
+        set { lock.withLock { failingReads = newValue } }
+    }
+    private var failingReads = false
+
+    /// Puts `point` in the store as if it had been received from elsewhere.
+    func inject(_ point: Held) { lock.withLock { held.append(point) } }
+
+    private func noteRead(_ uri: String) { lock.withLock { reads.append(uri) } }
+
+    static func query(_ uri: String) -> [String: String] {
+        var result: [String: String] = [:]
+        for item in URLComponents(string: uri)?.queryItems ?? [] { result[item.name] = item.value ?? "" }
+        return result
+    }
+
+    static func path(_ uri: String) -> String { String(uri.prefix { $0 != "?" }) }
+
+    static func json(_ body: [UInt8]) -> Any? { try? JSONSerialization.jsonObject(with: Data(body)) }
+
+    static func reply(_ status: Int, _ object: Any, headers: [(String, String)] = []) -> LocalServer.Behaviour {
+        let data = (try? JSONSerialization.data(withJSONObject: object)) ?? Data()
+        return .reply(status: status, body: Array(data), headers: headers + [("Content-Type", "application/json")])
+    }
+
+    static var now: Int64 { Int64(Date().timeIntervalSince1970) }
+
+    // MARK: OwnTracks Recorder
+
+    var recorder: LocalServer.Script {
+        { [self] _, request in
+            let query = Self.query(request.uri)
+            switch (request.method, Self.path(request.uri)) {
+            case ("POST", "/pub"):
+                guard let user = query["u"] ?? request.header("X-Limit-U"), let device = query["d"] ?? request.header("X-Limit-D"),
+                      let message = Self.json(request.body) as? [String: Any], message["_type"] as? String == "location",
+                      let lat = message["lat"] as? Double, let lon = message["lon"] as? Double, let tst = message["tst"] as? Int
+                else { return LocalServer.text(400, "") }
+                receive(Held(time: Int64(tst), latitude: lat, longitude: lon, device: user + "/" + device,
+                             speed: (message["vel"] as? Double) ?? -1, recordedAt: Self.now))
+                return LocalServer.text(200, "[]")
+            case ("GET", "/api/0/locations"):
+                noteRead(request.uri)
+                if readsFail { return LocalServer.text(503, "") }
+                guard let user = query["user"], let device = query["device"] else {
+                    return LocalServer.text(416, "user and device are required\n")
+                }
+                let from = query["from"].flatMap { ISO8601UTC.parse($0 + "Z") } ?? Self.now - 6 * 3600
+                let to = query["to"].flatMap { ISO8601UTC.parse($0 + "Z") } ?? Self.now
+                let data = points.filter { $0.device == user + "/" + device && $0.time >= from && $0.time <= to }
+                    .map { ["_type": "location", "tst": $0.time, "lat": $0.latitude, "lon": $0.longitude, "tid": "an"] as [String: Any] }
+                return Self.reply(200, ["data": data, "status": 200, "version": "0.9.9"])
+            default:
+                return LocalServer.text(404, "")
+            }
+        }
+    }
+
+    // MARK: Compass
+
+    func compass(writeToken: String, readToken: String) -> LocalServer.Script {
+        { [self] _, request in
+            let query = Self.query(request.uri)
+            switch (request.method, Self.path(request.uri)) {
+            case ("POST", "/api/input"):
+                guard query["token"] == writeToken else { return Self.reply(200, ["error": "invalid token"]) }
+                guard let body = Self.json(request.body) as? [String: Any], let locations = body["locations"] as? [[String: Any]] else {
+                    return Self.reply(200, ["error": "invalid input"])
+                }
+                for feature in locations {
+                    guard let properties = feature["properties"] as? [String: Any], let stamp = properties["timestamp"] as? String,
+                          let time = ISO8601UTC.parse(stamp), let coordinates = (feature["geometry"] as? [String: Any])?["coordinates"] as? [Double],
+                          coordinates.count == 2 else { continue }
+                    receive(Held(time: time, latitude: coordinates[1], longitude: coordinates[0],
+                                 device: properties["device_id"] as? String ?? "", speed: properties["speed"] as? Double ?? -1, recordedAt: Self.now))
+                }
+                return Self.reply(200, ["result": "ok", "saved": locations.count, "trips": 0])
+            case ("GET", "/api/query"):
+                noteRead(request.uri)
+                guard query["token"] == readToken else { return Self.reply(200, ["error": "invalid token"]) }
+                guard let start = query["start"].flatMap(ISO8601UTC.parse), let end = query["end"].flatMap(ISO8601UTC.parse) else {
+                    return Self.reply(200, ["error": "no date provided"])
+                }
+                let locations = points.filter { $0.time >= start && $0.time <= end }.map { held -> [String: Any] in
+                    ["type": "Feature", "geometry": ["type": "Point", "coordinates": [held.longitude, held.latitude]],
+                     "properties": ["timestamp": ISO8601UTC.string(from: held.time), "device_id": held.device, "speed": held.speed]]
+                }
+                return Self.reply(200, ["locations": locations])
+            default:
+                return LocalServer.text(404, "")
+            }
+        }
+    }
+
+    // MARK: Dawarich
+
+    func dawarich(apiKey: String) -> LocalServer.Script {
+        { [self] _, request in
+            let query = Self.query(request.uri)
+            guard query["api_key"] == apiKey else { return Self.reply(401, ["error": "api key is invalid"]) }
+            switch (request.method, Self.path(request.uri)) {
+            case ("POST", "/api/v1/overland/batches"):
+                guard let body = Self.json(request.body) as? [String: Any], let locations = body["locations"] as? [[String: Any]] else {
+                    return Self.reply(422, ["error": "invalid"])
+                }
+                for feature in locations {
+                    guard let properties = feature["properties"] as? [String: Any], let stamp = properties["timestamp"] as? String,
+                          let time = ISO8601UTC.parse(stamp), let coordinates = (feature["geometry"] as? [String: Any])?["coordinates"] as? [Double],
+                          coordinates.count == 2 else { continue }
+                    receive(Held(time: time, latitude: coordinates[1], longitude: coordinates[0], device: "",
+                                 speed: properties["speed"] as? Double ?? -1, recordedAt: Self.now))
+                }
+                return Self.reply(201, ["result": "ok"])
+            case ("GET", "/api/v1/points"):
+                noteRead(request.uri)
+                let start = query["start_at"].flatMap(ISO8601UTC.parse) ?? 0
+                let end = query["end_at"].flatMap(ISO8601UTC.parse) ?? Self.now
+                let perPage = max(1, Int(query["per_page"] ?? "") ?? 100)
+                let page = max(1, Int(query["page"] ?? "") ?? 1)
+                let all = points.filter { $0.time >= start && $0.time <= end }.sorted { $0.time < $1.time }
+                let pages = max(1, (all.count + perPage - 1) / perPage)
+                let slice = all.dropFirst((page - 1) * perPage).prefix(perPage).map { held -> [String: Any] in
+                    ["id": held.time, "timestamp": held.time, "latitude": String(held.latitude), "longitude": String(held.longitude)]
+                }
+                return Self.reply(200, Array(slice), headers: [("X-Current-Page", String(page)), ("X-Total-Pages", String(pages))])
+            default:
+                return LocalServer.text(404, "")
+            }
+        }
+    }
+
+    // MARK: Home Assistant
+
+    func homeAssistant(token: String) -> LocalServer.Script {
+        { [self] _, request in
+            let path = Self.path(request.uri)
+            if request.method == "POST", path.hasPrefix("/api/webhook/") {
+                guard let message = Self.json(request.body) as? [String: Any], message["_type"] as? String == "location",
+                      let lat = message["lat"] as? Double, let lon = message["lon"] as? Double, let topic = message["topic"] as? String
+                else { return Self.reply(200, [Any]()) }
+                // messages.py: a location without acc, or with acc 0, does not move the tracker.
+                guard let acc = message["acc"] as? Int, acc > 0 else { return Self.reply(200, [Any]()) }
+                let parts = topic.split(separator: "/")
+                receive(Held(time: Int64(message["tst"] as? Int ?? 0), latitude: lat, longitude: lon,
+                             device: "device_tracker." + parts.dropFirst().joined(separator: "_").lowercased(), speed: -1, recordedAt: Self.now))
+                return Self.reply(200, [Any]())
+            }
+            if request.method == "GET", path.hasPrefix("/api/history/period/") {
+                noteRead(request.uri)
+                guard request.header("Authorization") == "Bearer " + token else { return Self.reply(401, ["message": "401: Unauthorized"]) }
+                let query = Self.query(request.uri)
+                guard let start = ISO8601UTC.parse(String(path.dropFirst("/api/history/period/".count))) else {
+                    return Self.reply(400, ["message": "Invalid datetime"])
+                }
+                let end = query["end_time"].flatMap(ISO8601UTC.parse) ?? start + 86_400
+                let entity = query["filter_entity_id"] ?? ""
+                let states = points.filter { $0.device == entity && $0.recordedAt >= start && $0.recordedAt <= end }.map { held -> [String: Any] in
+                    ["entity_id": entity, "state": "not_home", "last_changed": ISO8601UTC.string(from: held.recordedAt),
+                     "last_updated": ISO8601UTC.string(from: held.recordedAt).replacingOccurrences(of: "Z", with: ".123456+00:00"),
+                     "attributes": ["source_type": "gps", "latitude": held.latitude, "longitude": held.longitude, "gps_accuracy": 5,
+                                    "battery_level": 80, "friendly_name": "van"]]
+                }
+                return Self.reply(200, states.isEmpty ? [[Any]]() : [states])
+            }
+            return LocalServer.text(404, "")
+        }
+    }
+}
+
+/// A journal written directly: one location per entry, as the logger writes them.
+enum ReadBackJournal {
+    static let t0: Int64 = 1_709_251_200  // 2024-03-01T00:00:00Z: older than any default window
+
+    struct Point {
+        var index: Int
+        var speed = 2.0
+        var accuracy = 5
+        var device = "van"
+        var time: Int64 { ReadBackJournal.t0 + Int64(index) }
+        var latitude: Double { 45.5 + Double(index) * 0.0001 }
+        var longitude: Double { -77.7 + Double(index) * 0.0001 }
+
+        var line: String {
+            #"{"type":"Feature","geometry":{"type":"Point","coordinates":[\#(longitude),\#(latitude)]},"properties":{"timestamp":""#
+                + ISO8601UTC.string(from: time)
+                + #"","altitude":100,"speed":\#(speed),"course":10,"horizontal_accuracy":\#(accuracy),"vertical_accuracy":3,"#
+                + #""speed_accuracy":-1,"course_accuracy":-1,"motion":["driving"],"battery_state":"unplugged","battery_level":0.8,"#
+                + #""wifi":"","device_id":"\#(device)"}}"#
+        }
+    }
+
+    /// Appends `points` to the journal at `path` (created when absent).
+    static func append(_ points: [Point], to path: String) throws {
+        let journal = try Journal(path: path, create: true, deviceID: "van")
+        let appender = try JournalAppender(journal: journal)
+        for point in points { try appender.append(Array(point.line.utf8)) }
+        try appender.commit()
+    }
+}
