@@ -8,7 +8,9 @@ epoch a second (as a receiver's serial port or gpspipe does) for --minutes, and 
   /proc/PID/task), per second;
 - peak RSS (VmHWM);
 - bytes written to the disk (write_bytes of /proc/PID/io, what reached the block layer:
-  the figure for SD-card wear) per hour, against the journal's own size on disk.
+  the figure for SD-card wear) per hour, against the journal's own size on disk; and, on
+  ext4, the file system's own count (lifetime_write_kbytes: its journal and metadata too),
+  which is the logger's alone when --workdir is a file system of its own (a loop mount).
 
     python3 bench/live.py --bin .build/release --minutes 10 --commit-interval 5 > live-5s.json
 
@@ -65,6 +67,28 @@ def write_bytes(pid: int) -> int:
     return 0
 
 
+def fs_written_kib(path: str):
+    """The file system's own count of KiB written (ext4's lifetime_write_kbytes: data,
+    metadata and its journal), for the file system holding path; None elsewhere. It counts
+    every writer of that file system: give --workdir a file system of its own (a loop
+    mount) for a figure that is the logger's alone."""
+    best = None
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            fields = line.split()
+            mount, kind, source = fields[4], fields[-3], fields[-2]
+            if kind == "ext4" and (path == mount or path.startswith(mount.rstrip("/") + "/")):
+                if best is None or len(mount) > len(best[0]):
+                    best = (mount, source)
+    if best is None:
+        return None
+    try:
+        with open(f"/sys/fs/ext4/{os.path.basename(os.path.realpath(best[1]))}/lifetime_write_kbytes") as f:
+            return int(f.read())
+    except OSError:
+        return None
+
+
 def disk_usage(path: str) -> tuple[int, int]:
     """(apparent bytes, allocated bytes) of every file under path."""
     apparent = allocated = 0
@@ -90,6 +114,9 @@ def main() -> None:
     try:
         nmea = os.path.join(work, "drive.nmea")
         subprocess.run([sys.executable, os.path.join(HERE, "gen_nmea.py"), "--epochs", str(epochs + 5), "--out", nmea], check=True)
+        # On the disk now, not by the flusher during the measurement.
+        with open(nmea, "rb") as f:
+            os.fsync(f.fileno())
         env = dict(os.environ, HOME=work, XDG_CONFIG_HOME=work + "/config", XDG_DATA_HOME=work + "/data",
                    XDG_STATE_HOME=work + "/state", OVERLAND_DEVICE_ID="bench")
         for key in ("OVERLAND_JOURNAL", "OVERLAND_URL", "OVERLAND_TOKEN", "OVERLAND_CONFIG"):
@@ -106,6 +133,7 @@ def main() -> None:
         # The first sample after start-up, so the rates are the steady state's.
         time.sleep(5)
         first = (time.monotonic(), cpu_seconds(pid), switches(pid), write_bytes(pid))
+        fs_first = fs_written_kib(work)
         last = first
         peak_rss = 0
         threads = 0
@@ -117,6 +145,7 @@ def main() -> None:
             except (FileNotFoundError, ProcessLookupError):
                 break
             time.sleep(1)
+        fs_last = fs_written_kib(work)
         stderr = logger.communicate()[1].decode(errors="replace")
         pacer.wait()
         if logger.returncode != 0:
@@ -137,6 +166,7 @@ def main() -> None:
             "peak_rss_kib": peak_rss,
             "threads": threads,
             "disk_write_bytes_per_hour": round((last[3] - first[3]) * hour),
+            "fs_write_bytes_per_hour": round((fs_last - fs_first) * 1024 * hour) if fs_first is not None and fs_last is not None else None,
             "journal_bytes": apparent,
             "journal_allocated_bytes": allocated,
             "journal_bytes_per_hour": round(apparent * 3600 / (time.monotonic() - start)),

@@ -173,6 +173,13 @@ if have_sync and drain_pps:
     target(f"drain: points/s to a local receiver ({n(drain_points)} points, batch 1000)", f"{rate(drain_pps)}points/s",
            "≥ 500 k/s", drain_pps >= 500_000,
            f"{drain_pps / 500_000:.2f}× the target" if drain_pps >= 500_000 else f"{drain_pps / 500_000:.2f} of the target; needs {500_000 / drain_pps:.2f}× faster")
+    for key, label in (("drain_genslow", "batch 1000"), ("drain_gen200slow", "batch 200")):
+        sp_, ss_ = num(key + ".points"), num(key + ".s")
+        if sp_ and ss_:
+            v = sp_ / ss_
+            target(f"drain on slow storage (every fsync +20 ms, bench/slowfsync.c), {label}", f"{rate(v)}points/s",
+                   "≥ 300 k/s", v >= 300_000,
+                   f"{v / 300_000:.2f}× the target" if v >= 300_000 else f"{v / 300_000:.2f} of the target; needs {300_000 / v:.2f}× faster")
     tp, ts = num("drain_traccar.points"), num("drain_traccar.s")
     if tp and ts:
         target(f"drain: protocol traccar, one point per request ({n(tp)} points)", f"{rate(tp / ts)}points/s",
@@ -325,6 +332,10 @@ else:
     p2, s2 = num("drain_gen200.points"), num("drain_gen200.s")
     if p2 and s2:
         p(f"| overland-sync, large backlog, batch size 200 (the default) | {n(p2)} | {s2:.3f} s | {n(num('drain_gen200.cpu_s'), 2)} s | {rate(p2 / s2)} | {ratio((p2 / s2) / drain_pps if drain_pps else None)} | {n(num('drain_gen200.rss_kb') / 1024, 1)} MiB | `overland config set batch_size 200`, then as above |")
+    for key, label in (("drain_genslow", "batch size 1000"), ("drain_gen200slow", "batch size 200")):
+        sp_, ss_ = num(key + ".points"), num(key + ".s")
+        if sp_ and ss_:
+            p(f"| overland-sync, large backlog, {label}, on slow storage: every fsync waits 20 ms ({n(num(key + '.fsyncs'))} fsyncs) | {n(sp_)} | {ss_:.3f} s | {n(num(key + '.cpu_s'), 2)} s | {rate(sp_ / ss_)} | {ratio((sp_ / ss_) / drain_pps if drain_pps else None)} | {n(num(key + '.rss_kb') / 1024, 1)} MiB | {cmd(key)} |")
     sp = num("drain_small.points")
     ss = num("drain_small.s")
     p(f"| **overland-sync**, small backlog | {n(sp)} | {n(ss, 3)} s | {n(num('drain_small.cpu_s'), 2)} s | {rate(sp / ss if ss else None)} | | {n(sync_rss_small / 1024 if sync_rss_small else None, 1)} MiB | {cmd('drain_small')} |")
