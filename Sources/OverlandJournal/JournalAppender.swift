@@ -363,78 +363,33 @@ public final class JournalAppender {
         endSequence = max(endSequence, last.firstSequence)
         // Read a member at a time: a hostile 255 MiB segment costs what a small one does.
         let file = try SegmentFile(journal, last, committed: false)
-        // The segment's valid part ends at its last intact member (section 8). Without a
-        // seal, whatever follows is a torn tail (a header that reached the disk with zeros
-        // where its data should be, a cut write), cut below; damage before it, or anywhere
-        // in a sealed segment, has the segment set aside. Walked a member at a time, in
-        // file order: a problem is known to lie before the valid end once an intact member
-        // follows it.
-        var payloadBytes = 0
-        var intactRecords = 0
-        var intactEnd = 0
-        var intactEndSequence: UInt64?
-        var createdAt: Int64?
-        var smallMembers = 0
-        var anyProblem = false
-        var problemBeforeIntact = false
-        /// The first problem after the last intact member so far: the torn tail's reason.
-        var problemAfterIntact: String?
-        // Another journal's member is never a torn write: a segment holding one is set aside.
-        var foreign = false
-        var records = 0
-        var lastEndSequence: UInt64?
-        var memberBytes: [UInt8] = []
-        var payload: [UInt8] = []
-        func problem(_ reason: String) {
-            anyProblem = true
-            if problemAfterIntact == nil { problemAfterIntact = reason }
-        }
-        var walk = SegmentWalk(file, name: last, journalID: journal.id)
-        while let step = walk.next() {
-            switch step {
-            case .damage(let damage), .tail(let damage):
-                if damage.code == .foreignMember { foreign = true }
-                problem(damage.reason)
-            case .member(let member):
-                records += member.header.recordCount
-                lastEndSequence = member.header.endSequence
-                if createdAt == nil { createdAt = Int64(member.header.writtenAt) }
-                try file.readMember(member, into: &memberBytes)
-                if let damage = memberBytes.withUnsafeBytes({ Member.decodePayload($0, header: member.header, into: &payload) }) {
-                    problem(damage.reason)
-                } else {
-                    payloadBytes += payload.count
-                    if payload.count < largeMemberBytes { smallMembers += 1 }
-                    if problemAfterIntact != nil { problemBeforeIntact = true }
-                    problemAfterIntact = nil
-                    intactRecords = records
-                    intactEnd = member.offset + member.header.memberSize
-                    intactEndSequence = member.header.endSequence
-                }
-            }
-        }
-        if let error = file.readError { throw error }
-        let damaged = walk.endsWithSeal || foreign ? anyProblem : problemBeforeIntact
-        if let end = damaged ? lastEndSequence : intactEndSequence { endSequence = max(endSequence, end) }
+        try adopt(try TailScan(file, last, journal: journal, largeMemberBytes: largeMemberBytes), of: last, file: file)
+    }
+
+    /// Takes what a scan of the newest segment found: a damaged segment is set aside, a torn
+    /// tail cut, and the rest becomes the active segment (or none, when it is sealed or this
+    /// appender distrusts what it wrote).
+    private func adopt(_ scan: TailScan, of last: SegmentName, file: SegmentFile) throws(JournalError) {
+        let damaged = scan.endsWithSeal || scan.foreign ? scan.anyProblem : scan.problemBeforeIntact
+        if let end = damaged ? scan.lastEndSequence : scan.intactEndSequence { endSequence = max(endSequence, end) }
         if damaged {
             // A sealed segment with a member that does not inflate is damaged too, and is
             // set aside like any other.
             try seal(last, cutAt: nil)
             active = nil
-        } else if walk.endsWithSeal || distrustActive {
+        } else if scan.endsWithSeal || distrustActive {
             // After a failed write or sync this appender trusts nothing it wrote to that
             // file: the waiting records go to a new segment after whatever is there now
             // (what another appender committed meanwhile included).
             active = nil
         } else {
-            let validEnd = intactEnd
-            if validEnd < file.count {
-                try cutTail(of: last, file: file, at: validEnd, reason: problemAfterIntact ?? "unfinished write")
+            if scan.intactEnd < file.count {
+                try cutTail(of: last, file: file, at: scan.intactEnd, reason: scan.problemAfterIntact ?? "unfinished write")
             }
-            if let createdAt, intactEndSequence != nil {
-                active = Active(name: last, fileSize: validEnd, payloadBytes: payloadBytes,
-                                recordCount: intactRecords,
-                                membersAreLarge: smallMembers == 0,
+            if let createdAt = scan.createdAt, scan.intactEndSequence != nil {
+                active = Active(name: last, fileSize: scan.intactEnd, payloadBytes: scan.payloadBytes,
+                                recordCount: scan.intactRecords,
+                                membersAreLarge: scan.smallMembers == 0,
                                 createdAt: createdAt,
                                 inode: try identity(of: journal.segmentPath(last)).inode)
             } else {
@@ -638,5 +593,68 @@ extension JournalAppender {
     public func repairAll() throws(JournalError) -> Int {
         try commit()
         return try lockedRepair()
+    }
+}
+
+/// The newest segment, walked a member at a time in file order (section 8): its valid
+/// part ends at its last intact member. Without a seal, whatever follows is a torn tail (a
+/// header that reached the disk with zeros where its data should be, a cut write); damage
+/// before it, or anywhere in a sealed segment, has the segment set aside. A problem is known
+/// to lie before the valid end once an intact member follows it.
+struct TailScan {
+    var payloadBytes = 0
+    var intactRecords = 0
+    var intactEnd = 0
+    var intactEndSequence: UInt64?
+    var createdAt: Int64?
+    var smallMembers = 0
+    var anyProblem = false
+    var problemBeforeIntact = false
+    /// The first problem after the last intact member so far: the torn tail's reason.
+    var problemAfterIntact: String?
+    /// Another journal's member is never a torn write: a segment holding one is set aside.
+    var foreign = false
+    var records = 0
+    var lastEndSequence: UInt64?
+    var endsWithSeal = false
+
+    init(_ file: SegmentFile, _ name: SegmentName, journal: Journal, largeMemberBytes: Int) throws(JournalError) {
+        var memberBytes: [UInt8] = []
+        var payload: [UInt8] = []
+        var walk = SegmentWalk(file, name: name, journalID: journal.id)
+        while let step = walk.next() {
+            switch step {
+            case .damage(let damage), .tail(let damage):
+                if damage.code == .foreignMember { foreign = true }
+                problem(damage.reason)
+            case .member(let member):
+                records += member.header.recordCount
+                lastEndSequence = member.header.endSequence
+                if createdAt == nil { createdAt = Int64(member.header.writtenAt) }
+                try file.readMember(member, into: &memberBytes)
+                if let damage = memberBytes.withUnsafeBytes({ Member.decodePayload($0, header: member.header, into: &payload) }) {
+                    problem(damage.reason)
+                } else {
+                    intact(member, payloadCount: payload.count, largeMemberBytes: largeMemberBytes)
+                }
+            }
+        }
+        if let error = file.readError { throw error }
+        endsWithSeal = walk.endsWithSeal
+    }
+
+    private mutating func problem(_ reason: String) {
+        anyProblem = true
+        if problemAfterIntact == nil { problemAfterIntact = reason }
+    }
+
+    private mutating func intact(_ member: SegmentLayout.Located, payloadCount: Int, largeMemberBytes: Int) {
+        payloadBytes += payloadCount
+        if payloadCount < largeMemberBytes { smallMembers += 1 }
+        if problemAfterIntact != nil { problemBeforeIntact = true }
+        problemAfterIntact = nil
+        intactRecords = records
+        intactEnd = member.offset + member.header.memberSize
+        intactEndSequence = member.header.endSequence
     }
 }
