@@ -239,87 +239,149 @@ public final class MQTTSender: SyncDestination {
 
     // MARK: - all
 
-    /// A published message (or a record with none) the cursor has not passed yet.
-    private struct Pending {
-        /// The message id, nil for a record with nothing to publish.
-        var mid: Int32?
-        /// The cursor once this entry is acknowledged: set on a record's last message (a
-        /// visit's transition and nothing else: one message per record today), nil before.
-        var next: UInt64?
-        var acknowledged: Bool
-    }
-
+    /// Publishes every record from the cursor with QoS 1, at most `inFlightWindow` messages
+    /// beyond the cursor on disk, which moves (every half window, and at the end) over what
+    /// the broker acknowledged, in order.
     private func drainAll(into report: inout SyncReport, onProgress: ((SyncProgress) -> Void)?) throws {
         guard let client else { throw MQTTError.tryLater("not connected") }
-        let started = ContinuousClock.now
-        let stopAt = destination.maxTime.map { started + .milliseconds(Int64($0 * 1000)) }
+        let stopAt = destination.maxTime.map { ContinuousClock.now + .milliseconds(Int64($0 * 1000)) }
         let requestTimeout = Duration.milliseconds(Int64(destination.requestTimeout * 1000))
-        let window = destination.inFlightWindow
-        let recordEvery = UInt64(max(1, window / 2))
+        let recordEvery = UInt64(max(1, destination.inFlightWindow / 2))
         var recorded = try cursor.read(journal)
         let reader = try journal.records(from: recorded, onIssue: onIssue)
-        var endOfJournal = false
-        var stopPublishing = false
-        // Oldest first; `head` indexes the oldest not yet passed by the cursor.
-        var pending: [Pending] = []
-        var head = 0
-        // The index in `pending` of the first entry the cursor on disk has not passed: the
-        // window counts from there (entries published or passed over, acknowledged or not,
-        // that a crash would publish again).
-        var recordedHead = 0
-        var indexOfMid: [Int32: Int] = [:]
-        var publishedAt: [Int: ContinuousClock.Instant] = [:]
-        var handledUpTo = recorded
+        var window = InFlight(handledUpTo: recorded)
+        var source = Source()
         var failure: Error?
 
         func record(force: Bool) throws {
-            guard handledUpTo > recorded, force || handledUpTo - recorded >= recordEvery else { return }
-            try cursor.advance(journal, to: handledUpTo)
-            recorded = handledUpTo
-            recordedHead = head
+            guard window.handledUpTo > recorded, force || window.handledUpTo - recorded >= recordEvery else { return }
+            try cursor.advance(journal, to: window.handledUpTo)
+            recorded = window.handledUpTo
+            window.recordedHead = window.head
             onProgress?(SyncProgress(sentRecords: report.sentRecords, batches: report.batches, backlog: 0))
         }
 
-        draining: while true {
-            // Publish while the window has room.
-            while !endOfJournal, !stopPublishing, pending.count - recordedHead < window {
-                if let stopAt, report.sentRecords + (pending.count - head) > 0, ContinuousClock.now >= stopAt {
-                    stopPublishing = true
-                    report.outcome = .maxTimeReached
-                    break
-                }
-                guard let journalRecord = try reader.next() else {
-                    endOfJournal = true
-                    break
-                }
-                let recordMessages = messages.messages(forRecord: journalRecord.line[...], retainLocation: destination.pubRetain)
-                if recordMessages.isEmpty {
-                    pending.append(Pending(mid: nil, next: journalRecord.sequence + 1, acknowledged: true))
-                }
-                for (index, message) in recordMessages.enumerated() {
-                    let mid = try client.publish(topic: message.topic, payload: message.payload, retain: message.retained)
-                    indexOfMid[mid] = pending.count
-                    publishedAt[pending.count] = ContinuousClock.now
-                    let last = index == recordMessages.count - 1
-                    pending.append(Pending(mid: mid, next: last ? journalRecord.sequence + 1 : nil, acknowledged: false))
-                }
+        while true {
+            try publish(from: reader, to: client, into: &window, source: &source, report: &report, stopAt: stopAt)
+            if window.isEmpty && source.isDone { break }
+            failure = exchange(with: client, &window)
+            window.advance(&report)
+            if failure != nil { break }
+            try record(force: false)
+            if let sent = window.oldestPublishedAt, ContinuousClock.now - sent > requestTimeout {
+                failure = MQTTError.tryLater("\(destination.displayBroker): no puback within \(Int(destination.requestTimeout)) s")
+                break
             }
-            if head == pending.count && (endOfJournal || stopPublishing) { break }
-            do {
-                try client.step(timeoutMilliseconds: 100)
-            } catch {
-                failure = error
-                // What was acknowledged before the loss still counts.
+        }
+        try record(force: true)
+        if let failure { throw failure }
+        if report.sentRecords > 0 {
+            report.batches = 1
+            if report.outcome != .maxTimeReached { report.outcome = .delivered }
+        } else if report.skippedRecords + report.notCarriedRecords > 0 {
+            report.outcome = .delivered
+        }
+    }
+
+    /// Where the journal's records stand for `drainAll`: read to the end, or no more to
+    /// publish (the run's time is up).
+    private struct Source {
+        var endOfJournal = false
+        var stopPublishing = false
+        var isDone: Bool { endOfJournal || stopPublishing }
+    }
+
+    /// Publishes records while the window has room, until the journal ends or the run's
+    /// time is up (`report` then says `.maxTimeReached`).
+    private func publish(from reader: JournalReader, to client: MQTTClient, into window: inout InFlight,
+                         source: inout Source, report: inout SyncReport, stopAt: ContinuousClock.Instant?) throws {
+        while !source.isDone, window.unrecorded < destination.inFlightWindow {
+            if let stopAt, report.sentRecords + window.waiting > 0, ContinuousClock.now >= stopAt {
+                source.stopPublishing = true
+                report.outcome = .maxTimeReached
+                return
             }
-            for acknowledgement in client.takeAcknowledgements() {
-                guard let index = indexOfMid.removeValue(forKey: acknowledgement.mid) else { continue }
-                if acknowledgement.reason >= 0x80 {
-                    failure = Self.publishRefusal(acknowledgement.reason, topic: messages.deviceTopic)
-                    break
-                }
-                pending[index].acknowledged = true
-                publishedAt[index] = nil
+            guard let journalRecord = try reader.next() else {
+                source.endOfJournal = true
+                return
             }
+            let recordMessages = messages.messages(forRecord: journalRecord.line[...], retainLocation: destination.pubRetain)
+            if recordMessages.isEmpty { window.passOver(next: journalRecord.sequence + 1) }
+            for (index, message) in recordMessages.enumerated() {
+                let mid = try client.publish(topic: message.topic, payload: message.payload, retain: message.retained)
+                window.published(mid: mid, next: index == recordMessages.count - 1 ? journalRecord.sequence + 1 : nil)
+            }
+        }
+    }
+
+    /// Lets the client work for up to 100 ms and takes the broker's acknowledgements into
+    /// `window`; the error that ends the drain, if any (what was acknowledged before a
+    /// lost connection still counts).
+    private func exchange(with client: MQTTClient, _ window: inout InFlight) -> Error? {
+        var failure: Error?
+        do { try client.step(timeoutMilliseconds: 100) } catch { failure = error }
+        for acknowledgement in client.takeAcknowledgements() {
+            if acknowledgement.reason >= 0x80, window.isInFlight(acknowledgement.mid) {
+                return Self.publishRefusal(acknowledgement.reason, topic: messages.deviceTopic)
+            }
+            window.acknowledge(acknowledgement.mid)
+        }
+        return failure
+    }
+
+    /// The messages published (or records with none) that the cursor has not passed yet,
+    /// oldest first.
+    private struct InFlight {
+        /// A published message (or a record with none) the cursor has not passed yet.
+        struct Pending {
+            /// The message id, nil for a record with nothing to publish.
+            var mid: Int32?
+            /// The cursor once this entry is acknowledged: set on a record's last message (a
+            /// visit's transition and nothing else: one message per record today), nil before.
+            var next: UInt64?
+            var acknowledged: Bool
+        }
+
+        var pending: [Pending] = []
+        /// The oldest entry not yet passed by the cursor.
+        var head = 0
+        /// The first entry the cursor on disk has not passed: the window counts from there
+        /// (entries published or passed over, acknowledged or not, that a crash would
+        /// publish again).
+        var recordedHead = 0
+        var indexOfMid: [Int32: Int] = [:]
+        var publishedAt: [Int: ContinuousClock.Instant] = [:]
+        /// The cursor once everything acknowledged so far is passed.
+        var handledUpTo: UInt64
+
+        init(handledUpTo: UInt64) { self.handledUpTo = handledUpTo }
+
+        var isEmpty: Bool { head == pending.count }
+        var waiting: Int { pending.count - head }
+        var unrecorded: Int { pending.count - recordedHead }
+        var oldestPublishedAt: ContinuousClock.Instant? { head < pending.count ? publishedAt[head] : nil }
+
+        func isInFlight(_ mid: Int32) -> Bool { indexOfMid[mid] != nil }
+
+        mutating func passOver(next: UInt64) {
+            pending.append(Pending(mid: nil, next: next, acknowledged: true))
+        }
+
+        mutating func published(mid: Int32, next: UInt64?) {
+            indexOfMid[mid] = pending.count
+            publishedAt[pending.count] = ContinuousClock.now
+            pending.append(Pending(mid: mid, next: next, acknowledged: false))
+        }
+
+        mutating func acknowledge(_ mid: Int32) {
+            guard let index = indexOfMid.removeValue(forKey: mid) else { return }
+            pending[index].acknowledged = true
+            publishedAt[index] = nil
+        }
+
+        /// Passes the acknowledged entries at the head, counting their records on `report`;
+        /// forgets them all once none waits and many have gone.
+        mutating func advance(_ report: inout SyncReport) {
             while head < pending.count, pending[head].acknowledged {
                 if let next = pending[head].next {
                     if pending[head].mid != nil { report.sentRecords += 1 } else { report.notCarriedRecords += 1 }
@@ -331,23 +393,9 @@ public final class MQTTSender: SyncDestination {
                 recordedHead -= head
                 pending.removeAll(keepingCapacity: true)
                 publishedAt.removeAll(keepingCapacity: true)
-                for key in indexOfMid.keys { indexOfMid[key] = nil }
+                indexOfMid.removeAll(keepingCapacity: true)
                 head = 0
             }
-            if failure != nil { break draining }
-            try record(force: false)
-            if head < pending.count, let sent = publishedAt[head], ContinuousClock.now - sent > requestTimeout {
-                failure = MQTTError.tryLater("\(destination.displayBroker): no puback within \(Int(destination.requestTimeout)) s")
-                break draining
-            }
-        }
-        try record(force: true)
-        if let failure { throw failure }
-        if report.sentRecords > 0 {
-            report.batches = 1
-            if report.outcome != .maxTimeReached { report.outcome = .delivered }
-        } else if report.skippedRecords + report.notCarriedRecords > 0 {
-            report.outcome = .delivered
         }
     }
 
