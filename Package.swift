@@ -88,20 +88,34 @@ let package = Package(
         .target(name: "OverlandSimulation", dependencies: ["OverlandJournal", "OverlandSync"]),
         .executableTarget(name: "journal-sim", dependencies: ["OverlandSimulation"]),
 
-        .testTarget(name: "OverlandJSONTests", dependencies: ["OverlandJSON"]),
-        .testTarget(name: "OverlandNMEATests", dependencies: ["OverlandNMEA"], exclude: ["Fixtures"]),
-        .testTarget(name: "OverlandProtocolTests", dependencies: ["OverlandProtocol"]),
-        .testTarget(name: "OverlandJournalTests", dependencies: ["OverlandJournal"]),
-        .testTarget(name: "OverlandRecorderTests", dependencies: ["OverlandRecorder"]),
-        .testTarget(name: "OverlandSettingsTests", dependencies: ["OverlandSettings"]),
-        .testTarget(name: "OverlandExportTests", dependencies: ["OverlandExport"]),
-        .testTarget(name: "OverlandMQTTTests", dependencies: ["OverlandMQTT", "OverlandProtocol", "OverlandJSON"]),
-        .testTarget(name: "OverlandCLITests", dependencies: ["OverlandCLI"]),
+        // What every test target shares: one loopback HTTP server with scripted answers
+        // (LocalServer), one temporary directory, one JSON scanner, loopback ports, the
+        // seeded generator and fuzz budget, the generated drive. Not a product.
+        .target(
+            name: "TestSupport",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            path: "Tests/TestSupport"
+        ),
+
+        .testTarget(name: "OverlandJSONTests", dependencies: ["TestSupport", "OverlandJSON"]),
+        .testTarget(name: "OverlandNMEATests", dependencies: ["TestSupport", "OverlandNMEA"], exclude: ["Fixtures"]),
+        .testTarget(name: "OverlandProtocolTests", dependencies: ["TestSupport", "OverlandProtocol"]),
+        .testTarget(name: "OverlandJournalTests", dependencies: ["TestSupport", "OverlandJournal"]),
+        .testTarget(name: "OverlandRecorderTests", dependencies: ["TestSupport", "OverlandRecorder"]),
+        .testTarget(name: "OverlandSettingsTests", dependencies: ["TestSupport", "OverlandSettings"]),
+        .testTarget(name: "OverlandExportTests", dependencies: ["TestSupport", "OverlandExport"]),
+        .testTarget(name: "OverlandMQTTTests", dependencies: ["TestSupport", "OverlandMQTT", "OverlandProtocol", "OverlandJSON"]),
+        .testTarget(name: "OverlandCLITests", dependencies: ["TestSupport", "OverlandCLI"]),
         .testTarget(name: "OverlandSimulationTests", dependencies: ["OverlandSimulation", "OverlandJournal"]),
         .testTarget(
             name: "OverlandSyncTests",
             dependencies: [
-                "OverlandSync",
+                "TestSupport", "OverlandSync",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -111,7 +125,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "OverlandJournal", "OverlandJSON", "OverlandSync",
+                "TestSupport", "OverlandJournal", "OverlandJSON", "OverlandSync",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

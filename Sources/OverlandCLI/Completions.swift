@@ -2,6 +2,7 @@ import ArgumentParser
 import OverlandExport
 import OverlandRecorder
 import OverlandSettings
+import OverlandProtocol
 
 /// The values the shell completions offer (`overland --generate-completion-script bash`):
 /// from the same lists the commands accept, never a copy of them.
@@ -15,7 +16,7 @@ enum Completions {
     /// `overland destination set NAME KEY`.
     static var destinationKeys: CompletionKind { .list(DestinationKey.all.map(\.name)) }
     /// `overland destination add --protocol`.
-    static var protocols: CompletionKind { .list(DestinationProtocol.allCases.map(\.name)) }
+    static var protocols: CompletionKind { .list(WireProtocol.allCases.map(\.name)) }
     /// `overland destination add --profile`.
     static var profiles: CompletionKind { .list(ReceiverProfileName.allCases.map(\.name)) }
     /// `overland trip start --mode`.

@@ -110,8 +110,8 @@ public struct DestinationCommand: ParsableCommand {
                 }
                 var destination = Destination(name: name, url: "")
                 if let wireProtocol {
-                    guard let chosen = DestinationProtocol(name: wireProtocol.lowercased()) else {
-                        throw CommandFailure("invalid value \"\(wireProtocol)\" for \"protocol\" (allowed: \(DestinationProtocol.allowedNames))",
+                    guard let chosen = WireProtocol(name: wireProtocol.lowercased()) else {
+                        throw CommandFailure("invalid value \"\(wireProtocol)\" for \"protocol\" (allowed: \(WireProtocol.allowedNames))",
                                              status: .usage)
                     }
                     destination.wireProtocol = chosen

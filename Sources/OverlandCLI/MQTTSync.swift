@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import OverlandJSON
 import OverlandJournal
 import OverlandMQTT
@@ -8,124 +5,15 @@ import OverlandProtocol
 import OverlandSettings
 import OverlandSync
 
-/// Where `overland-sync` hands an mqtt destination to the MQTT sender: the destination's
-/// keys as an `MQTTDestination`, one call per run (`MQTTConnections.run`, like
-/// `SyncEngine.run(holding:)` for the http protocols).
-enum MQTTSync {
-    /// Whether `destination` goes through a broker: the mqtt protocol, or a url `mqtt://`
-    /// or `mqtts://` (the default destination, from `--url` or the settings' endpoint).
-    static func isMQTT(_ destination: Destination) -> Bool {
-        let lower = destination.url.lowercased()
-        return destination.wireProtocol == .mqtt || lower.hasPrefix("mqtt://") || lower.hasPrefix("mqtts://")
-    }
+/// What `overland-sync --watch` says and does about the commands its MQTT destinations
+/// hear on `TOPIC/cmd` while it waits (`MQTTSenders.idle`).
+struct MQTTCommandLines: Sendable {
+    let settingsPath: String
+    let verbose: Bool
 
-    /// The sender's view of a destination's keys.
-    static func destination(_ destination: Destination, settings: Settings, maxTime: Double?) -> OverlandMQTT.MQTTDestination {
-        var mqtt = OverlandMQTT.MQTTDestination(name: destination.name, url: destination.url,
-                                                deviceID: DeviceIdentity.resolve(flag: destination.deviceID, settings: settings))
-        mqtt.token = destination.token
-        mqtt.username = destination.username
-        mqtt.topic = destination.topic
-        mqtt.discovery = destination.discovery
-        mqtt.keepAlive = destination.keepalive
-        mqtt.protocolVersion = destination.protocolVersion == .v5 ? .v5 : .v311
-        mqtt.caFile = destination.caFile
-        mqtt.loggingMode = destination.loggingMode == .all ? .all : .latest
-        mqtt.sendIntervalSeconds = destination.sendInterval.seconds
-        mqtt.pubRetain = destination.pubRetain
-        mqtt.commands = OverlandMQTT.MQTTDestination.Commands(rawValue: destination.commands.rawValue) ?? .report
-        mqtt.maxTime = maxTime
-        // A test hook, for the tests only (README, Tests): a broker that never answers is
-        // waited on this long, so that a test sees what happens meanwhile without racing
-        // the 10 s default.
-        if let seconds = Paths.environment("OVERLAND_TEST_MQTT_CONNECT_TIMEOUT").flatMap(Double.init), seconds > 0, seconds <= 86_400 {
-            mqtt.connectTimeout = seconds
-        }
-        return mqtt
-    }
-
-    /// `HOST:PORT` for messages, or the url as `RedactedURL` shows it when it does not parse.
-    static func displayURL(_ destination: OverlandMQTT.MQTTDestination) -> String {
-        (try? MQTTBrokerURL(parsing: destination.url))?.description ?? RedactedURL.shown(destination.url)
-    }
-}
-
-/// The MQTT senders of this process, one per journal and destination: a `--watch` run keeps
-/// each connection open between runs and answers `TOPIC/cmd` while it waits (`idle`).
-final class MQTTConnections: @unchecked Sendable {
-    static let shared = MQTTConnections()
-
-    private var mutex = pthread_mutex_t()
-    private var senders: [String: MQTTSender] = [:]
-    /// Set when a broker refused the subscription to `TOPIC/cmd`: `--watch` then ends (75)
-    /// after the pass, rather than wait for commands that cannot arrive.
-    private(set) var commandsRefused = false
-
-    private init() { pthread_mutex_init(&mutex, nil) }
-
-    /// One run of `destination` (the caller holds the journal's cursor lock). With
-    /// `keepOpen` the connection stays for the next run and listens on `TOPIC/cmd`.
-    func run(_ destination: OverlandMQTT.MQTTDestination, journal: Journal, key path: String, cursor: CursorName,
-             holding lock: JournalLock, sendNow: Bool, keepOpen: Bool, onIssue: JournalIssueHandler?) -> SyncReport {
-        let key = path + "\n" + cursor.text
-        pthread_mutex_lock(&mutex)
-        var sender = senders[key]
-        if sender?.destination != destination {
-            sender?.close()
-            sender = MQTTSender(journal: journal, destination: destination, cursor: MQTTCursor(name: cursor), onIssue: onIssue)
-        }
-        if keepOpen { senders[key] = sender } else { senders[key] = nil }
-        pthread_mutex_unlock(&mutex)
-        guard let sender else { return SyncReport(outcome: .interrupted) }
-        sender.listensForCommands = keepOpen
-        let report = sender.run(holding: lock, sendNow: sendNow)
-        if keepOpen, sender.commandRefusal != nil {
-            pthread_mutex_lock(&mutex)
-            commandsRefused = true
-            pthread_mutex_unlock(&mutex)
-        }
-        return report
-    }
-
-    /// Waits `duration`, answering commands on every open connection meanwhile
-    /// (`reportLocation` at once; `setConfiguration` applied to the settings file with the
-    /// checks of a server's `set`). Without connections, a plain sleep.
-    func idle(for duration: Duration, settingsPath: String, verbose: Bool) async throws {
-        let deadline = ContinuousClock.now + duration
-        while ContinuousClock.now < deadline {
-            pthread_mutex_lock(&mutex)
-            let open = senders
-            pthread_mutex_unlock(&mutex)
-            if open.isEmpty {
-                try await Task.sleep(until: deadline)
-                return
-            }
-            for (key, sender) in open.sorted(by: { $0.key < $1.key }) {
-                let slice = min(deadline, ContinuousClock.now + .milliseconds(max(50, 500 / open.count)))
-                do {
-                    try sender.idle(until: slice) { outcome in
-                        Self.report(outcome, sender: sender, settingsPath: settingsPath, verbose: verbose)
-                    }
-                } catch {
-                    // The next run reconnects; meanwhile nothing to listen to.
-                    Terminal.error("overland-sync: \(sender.destination.name): \(error.description)")
-                    sender.close(gracefully: false)
-                    pthread_mutex_lock(&mutex)
-                    if senders[key] === sender { senders[key] = nil }
-                    pthread_mutex_unlock(&mutex)
-                }
-                if !sender.isConnected { 
-                    pthread_mutex_lock(&mutex)
-                    if senders[key] === sender { senders[key] = nil }
-                    pthread_mutex_unlock(&mutex)
-                }
-            }
-            try Task.checkCancellation()
-            await Task.yield()
-        }
-    }
-
-    private static func report(_ outcome: MQTTSender.CommandOutcome, sender: MQTTSender, settingsPath: String, verbose: Bool) {
+    /// One command's outcome: said, and `setConfiguration` applied to the settings file
+    /// with the checks of a server's `set` (`OwnTracksConfigurationApplier`).
+    func report(_ sender: MQTTSender, _ outcome: MQTTSender.CommandOutcome) {
         let destination = sender.destination
         let tool = "overland-sync: \(destination.name): "
         switch outcome {
@@ -146,6 +34,11 @@ final class MQTTConnections: @unchecked Sendable {
         case .ignored(let why):
             Terminal.error(tool + "cmd ignored: \(why)")
         }
+    }
+
+    /// A connection lost while waiting: the next run reconnects.
+    func lost(_ sender: MQTTSender, _ error: MQTTError) {
+        Terminal.error("overland-sync: \(sender.destination.name): \(error.description)")
     }
 }
 

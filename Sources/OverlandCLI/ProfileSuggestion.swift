@@ -10,7 +10,7 @@ enum ProfileSuggestion {
         guard let endpoint = settings.endpoint, settings.receiverProfile == .none,
               let (profile, reason) = ReceiverProfile.suggested(forURL: endpoint) else { return nil }
         var commands: [String] = []
-        let wireProtocol = WireProtocol(rawValue: settings.wireProtocol.rawValue) ?? .overland
+        let wireProtocol = settings.wireProtocol
         if !profile.fits(wireProtocol), let fitting = WireProtocol.allCases.first(where: profile.fits) {
             commands.append("overland config set protocol \(fitting)")
         }

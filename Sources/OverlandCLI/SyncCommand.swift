@@ -110,22 +110,7 @@ public struct SyncCommand: AsyncParsableCommand {
 
     private func runCatching() async -> ExitStatus {
         do {
-            var status = try await syncOnce()
-            if watch && MQTTConnections.shared.commandsRefused { return .tryLater }
-            while watch {
-                let settings = try settingsOptions.load()
-                // The shortest send interval of the destinations; sending off: look again
-                // a minute later, the settings may change.
-                let intervals = try selectedDestinations(settings: settings).selected.compactMap(\.sendInterval.seconds)
-                let interval = intervals.min() ?? 60
-                // MQTT destinations keep their connection meanwhile and answer TOPIC/cmd.
-                try await MQTTConnections.shared.idle(for: .seconds(max(interval, 1)), settingsPath: settingsOptions.path,
-                                                      verbose: verbose)
-                status = try await syncOnce()
-                // Commands can never arrive: say so (the pass did) and end, 75.
-                if MQTTConnections.shared.commandsRefused { return .tryLater }
-            }
-            return status
+            return try await syncAndWatch()
         } catch let failure as CommandFailure {
             Terminal.error("overland-sync: \(failure.message)")
             return failure.status
@@ -146,6 +131,26 @@ public struct SyncCommand: AsyncParsableCommand {
             Terminal.error("overland-sync: \(error)")
             return .tryLater
         }
+    }
+
+    /// One pass, and with `--watch` one after another, the shortest send interval apart.
+    private func syncAndWatch() async throws -> ExitStatus {
+        var status = try await syncOnce()
+        if watch && MQTTSenders.shared.commandsRefused { return .tryLater }
+        while watch {
+            let settings = try settingsOptions.load()
+            // The shortest send interval of the destinations; sending off: look again
+            // a minute later, the settings may change.
+            let intervals = try selectedDestinations(settings: settings).selected.compactMap(\.sendInterval.seconds)
+            let interval = intervals.min() ?? 60
+            // MQTT destinations keep their connection meanwhile and answer TOPIC/cmd.
+            let commands = MQTTCommandLines(settingsPath: settingsOptions.path, verbose: verbose)
+            try await MQTTSenders.shared.idle(for: .seconds(max(interval, 1)), onCommand: commands.report, onLost: commands.lost)
+            status = try await syncOnce()
+            // Commands can never arrive: say so (the pass did) and end, 75.
+            if MQTTSenders.shared.commandsRefused { return .tryLater }
+        }
+        return status
     }
 
     /// One pass over every journal; the worst status wins.
@@ -185,49 +190,25 @@ public struct SyncCommand: AsyncParsableCommand {
         return (selected, all)
     }
 
+    /// One journal to the selected destinations (`DestinationsRun`), or `--dry-run`.
     private func sync(journalAt path: String, destinations: (selected: [Destination], all: [Destination]),
                       settings: Settings) async throws -> ExitStatus {
         let journal = try Journal(path: path)
-        let trip = try Trip.active(in: journal)
-        let tripProgress: [UInt8]? = try trip.map { (trip: Trip) throws -> [UInt8] in
-            let summary = try TripSummary.compute(for: trip, through: Journal.currentTime(), in: journal)
-            return TripProgress(mode: trip.mode, start: trip.start, distance: summary.distance,
-                                startLocation: summary.startLocation, currentLocation: summary.latestLocation).json()
-        }
-        // Each destination's configuration, or why it cannot work. Checked before anything
-        // reaches the HTTP client (a port past 65535 would trap there), and before the
-        // journal's origin: a configuration error is the first thing to fix.
-        var jobs: [DestinationJob] = []
-        for destination in destinations.selected {
-            let configuration = syncConfiguration(for: destination, settings: settings, duringTrip: trip != nil, trip: tripProgress)
-            var job = DestinationJob(destination: destination, configuration: configuration)
-            if MQTTSync.isMQTT(destination) {
-                let mqtt = MQTTSync.destination(destination, settings: settings, maxTime: maxTime)
-                job.mqtt = mqtt
-                do { _ = try mqtt.validate() } catch { job.refusal = error.description }
-            } else {
-                do { try configuration.validate() } catch { job.refusal = error.description }
-            }
-            jobs.append(job)
-        }
+        let senders = try makeSenders(settings: settings, journal: journal, path: path, count: destinations.selected.count)
+            .senders(for: destinations.selected)
+        // A configuration error is the first thing to fix: said before the journal's origin.
         let labelled = destinations.all.count > 1 || destinations.selected.first?.isDefault == false
-        if let refused = jobs.first(where: { $0.refusal != nil }), jobs.allSatisfy({ $0.refusal != nil }), !labelled {
-            throw CommandFailure(refused.refusal!, status: .configuration)
+        if !labelled, let refusal = senders.first?.refusal, senders.allSatisfy({ $0.refusal != nil }) {
+            throw CommandFailure(refusal, status: .configuration)
         }
-        if !dryRun {
-            for warning in try JournalOrigin.check(journal: journal, acceptCopy: acceptCopy) {
-                Terminal.error("overland-sync: \(path): \(warning)")
-            }
-        } else if let intent = try journal.pendingMove() {
-            // What a real run refuses (the origin check above), a dry run refuses too.
-            throw CommandFailure(JournalOriginError.movePending(intent).description, status: .dataError)
-        }
+        try checkOrigin(of: journal, path: path)
         let printer = IssuePrinter(tool: "overland-sync")
         if dryRun {
-            return try printDryRun(jobs, journal: journal, path: path, labelled: labelled, printer: printer)
+            return try printDryRun(senders, journal: journal, path: path, labelled: labelled, printer: printer)
         }
-        let outcome = await send(jobs, journal: journal, path: path, settings: settings,
-                                 readers: destinations.all.compactMap { CursorName($0.name) }, printer: printer)
+        let run = DestinationsRun(journal: journal, destinations: senders, readers: destinations.all.compactMap { CursorName($0.name) },
+                                  keepSentSeconds: Int64(settings.retentionDays) * 86_400, wallClock: SyncClock.now)
+        let outcome = await run.run(sendNow: now, onIssue: printer.handler)
         Terminal.clearProgress()
         for warning in outcome.warnings { Terminal.error("overland-sync: \(path): \(warning)") }
         // Only a run that sent something marks where this journal is synced from: a run with
@@ -236,186 +217,64 @@ public struct SyncCommand: AsyncParsableCommand {
             Terminal.error("overland-sync: \(path): \(warning)")
         }
         var worst = ExitStatus.ok
-        for (job, (_, report)) in zip(jobs, outcome.reports) {
-            let status = describe(report, journal: path, endpoint: job.configuration.endpoint, label: labelled ? job.destination.name : nil)
+        for (destination, (_, report)) in zip(destinations.selected, outcome.reports) {
+            let lines = SyncReportLines(label: labelled ? destination.name : nil, journal: path, endpoint: destination.url, verbose: verbose)
+            let status = lines.print(report)
             if status.severity > worst.severity { worst = status }
         }
         return worst
     }
 
+    /// The senders with this run's options: progress on a terminal for one destination,
+    /// a server's `set` applied to the settings file.
+    private func makeSenders(settings: Settings, journal: Journal, path: String, count: Int) throws -> DestinationSenders {
+        var senders = try DestinationSenders(settings: settings, journal: journal)
+        senders.maxTime = maxTime
+        senders.keepOpen = watch
+        if count == 1 {
+            senders.onProgress = { progress in
+                Terminal.progress("\(path): \(Plural.count(progress.sentRecords, "point")) sent, \(progress.backlog) waiting")
+            }
+        }
+        let applier = ServerSetApplier(settingsPath: settingsOptions.path, verbose: verbose)
+        senders.onSet = { set, token in applier.apply(set, token: token) }
+        return senders
+    }
+
+    /// Refuses a journal that looks like a copy (warnings when that cannot be told); a dry
+    /// run refuses only what a real run refuses first, a move pending.
+    private func checkOrigin(of journal: Journal, path: String) throws {
+        if !dryRun {
+            for warning in try JournalOrigin.check(journal: journal, acceptCopy: acceptCopy) {
+                Terminal.error("overland-sync: \(path): \(warning)")
+            }
+        } else if let intent = try journal.pendingMove() {
+            throw CommandFailure(JournalOriginError.movePending(intent).description, status: .dataError)
+        }
+    }
+
     /// `--dry-run`: the first request each destination would be sent.
-    private func printDryRun(_ jobs: [DestinationJob], journal: Journal, path: String, labelled: Bool,
-                        printer: IssuePrinter) throws -> ExitStatus {
+    private func printDryRun(_ senders: [any DestinationSender], journal: Journal, path: String, labelled: Bool,
+                             printer: IssuePrinter) throws -> ExitStatus {
         var worst = ExitStatus.ok
-        for job in jobs {
-            let heading = labelled ? "\(job.destination.name): " : ""
-            if let refusal = job.refusal {
+        for sender in senders {
+            let heading = labelled ? "\(sender.name.text): " : ""
+            if let refusal = sender.refusal {
                 Terminal.error("overland-sync: \(heading)\(refusal)")
                 worst = ExitStatus.configuration.severity > worst.severity ? .configuration : worst
                 continue
             }
-            guard let cursor = CursorName(job.destination.name) else { continue }
-            if let mqtt = job.mqtt {
-                Terminal.line("\(heading)would publish \(Plural.count(try journal.backlog(for: cursor), "point")) to \(MQTTSync.displayURL(mqtt)) on '\(mqtt.deviceTopic)'")
-                continue
-            }
-            let engine = SyncEngine(journal: journal, configuration: job.configuration, transport: NoTransport(), cursor: cursor)
-            guard let request = try engine.dryRun(onIssue: printer.handler) else {
+            switch try sender.preview(journal: journal, onIssue: printer.handler) {
+            case .nothingToSend:
                 Terminal.line("\(heading)nothing to send from \(path)")
-                continue
+            case .summary(let text):
+                Terminal.line(heading + text)
+            case .request(let request):
+                if labelled { Terminal.line("# \(sender.name.text)") }
+                Terminal.output(request.displayText + "\n")
             }
-            if labelled { Terminal.line("# \(job.destination.name)") }
-            Terminal.output(request.displayText + "\n")
         }
         return worst
-    }
-
-    /// Sends to every job's destination in one run (`DestinationsRun`).
-    private func send(_ jobs: [DestinationJob], journal: Journal, path: String, settings: Settings,
-                      readers: [CursorName], printer: IssuePrinter) async -> DestinationsRun.Outcome {
-        let names = jobs.compactMap { CursorName($0.destination.name) }
-        let byName = Dictionary(jobs.map { ($0.destination.name, $0) }, uniquingKeysWith: { first, _ in first })
-        let run = DestinationsRun(journal: journal, destinations: names, readers: readers,
-                                  keepSentSeconds: Int64(settings.retentionDays) * 86_400, wallClock: SyncClock.now)
-        let sendNow = now
-        let keepOpen = watch
-        let showProgress = jobs.count == 1
-        let settingsPath = settingsOptions.path
-        let verbose = verbose
-        return await run.run { name, lock in
-            guard let job = byName[name.text] else { return SyncReport(outcome: .configurationError, message: "unknown destination") }
-            if let refusal = job.refusal { return SyncReport(outcome: .configurationError, message: refusal) }
-            if let mqtt = job.mqtt {
-                let onIssue = printer.handler
-                return await BlockingWork.run {
-                    MQTTConnections.shared.run(mqtt, journal: journal, key: path, cursor: name, holding: lock,
-                                               sendNow: sendNow, keepOpen: keepOpen, onIssue: onIssue)
-                }
-            }
-            do {
-                return try await HTTPClientTransport.withTransport(configuration: job.configuration) { transport in
-                    let engine = SyncEngine(journal: journal, configuration: job.configuration, transport: transport, cursor: name,
-                                            wallClock: SyncClock.now)
-                    return await engine.run(
-                        holding: lock, sendNow: sendNow,
-                        onProgress: showProgress ? { (progress: SyncProgress) in
-                            Terminal.progress("\(path): \(Plural.count(progress.sentRecords, "point")) sent, \(progress.backlog) waiting")
-                        } : nil,
-                        // A server's `set` changes the settings file: only the default
-                        // destination's server (the one the settings name) may.
-                        onSet: job.destination.isDefault ? { (set: JSONValue) in
-                            ServerSetApplier(settingsPath: settingsPath, verbose: verbose).apply(set, token: job.configuration.token)
-                        } : nil,
-                        onIssue: printer.handler)
-                }
-            } catch {
-                return SyncReport(outcome: .configurationError, message: "\(error)")
-            }
-        }
-    }
-
-    /// What one destination's run is made of.
-    private struct DestinationJob: Sendable {
-        var destination: Destination
-        var configuration: SyncConfiguration
-        /// The MQTT destination, for the mqtt protocol (`MQTTSender`).
-        var mqtt: OverlandMQTT.MQTTDestination?
-        /// Why it cannot be sent to (a configuration error), or nil.
-        var refusal: String?
-    }
-
-    /// What `destination` is sent with; `trip` is the active trip's `trip` object.
-    private func syncConfiguration(for destination: Destination, settings: Settings, duringTrip: Bool,
-                                   trip: [UInt8]?) -> SyncConfiguration {
-        var configuration = SyncConfiguration(endpoint: destination.url, token: destination.token,
-                                              deviceID: DeviceIdentity.resolve(flag: destination.deviceID, settings: settings))
-        configuration.wireProtocol = WireProtocol(rawValue: destination.wireProtocol.rawValue) ?? .overland
-        if destination.isDefault {
-            // The default destination follows the trip profile while a trip runs.
-            let profile = settings.profile(duringTrip: duringTrip)
-            configuration.batchSize = profile.batchSize.count
-            configuration.loggingMode = SyncConfiguration.LoggingMode(rawValue: profile.loggingMode.rawValue) ?? .all
-        } else {
-            configuration.batchSize = destination.batchSize.count
-            configuration.loggingMode = SyncConfiguration.LoggingMode(rawValue: destination.loggingMode.rawValue) ?? .all
-        }
-        configuration.consider2xxSuccessful = destination.consider2xxSuccessful
-        configuration.profile = ReceiverProfile(named: destination.profile.rawValue) ?? .none
-        configuration.sendIntervalSeconds = destination.sendInterval.seconds
-        configuration.caFile = destination.caFile
-        configuration.maxTime = maxTime
-        configuration.userAgent = "overland-sync/\(OverlandVersion.current)"
-        // Retention runs once for every destination, after the run (DestinationsRun).
-        configuration.keepSentSeconds = nil
-        configuration.trip = trip
-        return configuration
-    }
-
-    /// One destination's outcome as lines on stderr and an exit status. `label` (the
-    /// destination's name, when several are configured) starts every line about it.
-    private func describe(_ report: SyncReport, journal: String, endpoint: String, label: String?) -> ExitStatus {
-        let tool = "overland-sync: " + (label.map { "\($0): " } ?? "")
-        for warning in report.warnings { Terminal.error("\(tool)\(journal): \(warning)") }
-        let server = RedactedURL.shown(endpoint)
-        func note(_ text: String) { if verbose { Terminal.error("\(tool)\(journal): \(text)") } }
-        // Why nothing was sent: said on a terminal (a person waiting for an answer), not
-        // from cron, whose mail would fill with it every minute.
-        func explain(_ text: String) { if verbose || Terminal.stderrIsTerminal { Terminal.error("\(tool)\(journal): \(text)") } }
-        switch report.outcome {
-        case .delivered, .maxTimeReached:
-            var skipped = report.skippedRecords > 0 ? "; \(report.skippedRecords) older skipped (logging mode)" : ""
-            if report.notCarriedRecords > 0 {
-                skipped += "; \(report.notCarriedRecords) not sent: trip, visit or action records or unreadable lines, which this receiver does not take"
-            }
-            note("\(Plural.count(report.sentRecords, "point")) sent to \(server) in \(Plural.count(report.batches, "request"))\(skipped); \(report.backlog) waiting")
-            return .ok
-        case .nothingToSend:
-            explain("nothing to send")
-            return .ok
-        case .notDue(let next):
-            explain("not due: the send interval has not passed since the last delivery; next attempt at \(Self.when(next)); --now sends anyway")
-            return .ok
-        case .backingOff(let until):
-            // The engine's message: "backing off after N failed attempt(s) until TIME".
-            let why = report.message?.components(separatedBy: " until ").first ?? "backing off after failures"
-            explain("\(why); next attempt at \(Self.when(until)); --now sends anyway")
-            return .ok
-        case .sendingOff:
-            explain("sending is off (send_interval off); --now sends anyway")
-            return .ok
-        case .alreadyRunning:
-            explain("another overland-sync is uploading this journal")
-            return .ok
-        case .interrupted:
-            Terminal.error("\(tool)\(journal): interrupted; the unacknowledged batch will be sent again")
-            return .tryLater
-        case .retryLater:
-            Terminal.error("\(tool)\(server): \(report.message ?? "not acknowledged"); \(Plural.count(report.backlog, "point")) kept for the next try")
-            return .tryLater
-        case .refused(let status) where status == 0:
-            // MQTT: the broker's CONNACK reason, named by the sender.
-            Terminal.error("\(tool)\(report.message ?? "\(server) refused the credentials: check the username and token")")
-            return .noPermission
-        case .refused(let status):
-            Terminal.error("\(tool)\(server) refused the credentials (HTTP \(status)): check the token")
-            return .noPermission
-        case .configurationError:
-            Terminal.error("\(tool)\(journal): \(report.message ?? "configuration error")")
-            return .configuration
-        case .journalError(let error):
-            Terminal.error("\(tool)\(error)")
-            return error.exitStatus == .noInput ? .ioError : error.exitStatus
-        case .stateError:
-            Terminal.error("\(tool)\(journal): \(report.message ?? "the sync state cannot be written")")
-            return .ioError
-        }
-    }
-
-    /// "2026-11-21T05:22:12Z (in 4 min)": a time to come, absolute and relative.
-    static func when(_ time: Int64) -> String {
-        let seconds = max(0, time - SyncClock.now())
-        let relative = seconds < 60 ? "\(seconds) s" : seconds < 7200 ? "\((seconds + 59) / 60) min" : "\((seconds + 1799) / 3600) h"
-        return "\(ISO8601UTC.string(from: time)) (in \(relative))"
     }
 }
 
@@ -459,13 +318,6 @@ struct ServerSetApplier: Sendable {
         } catch {
             Terminal.error("overland-sync: the server's settings were not saved: \(error)")
         }
-    }
-}
-
-/// For `--dry-run`: a transport that is never asked to send.
-private struct NoTransport: Transport {
-    func send(_ request: SyncRequest, timeout: Duration) async throws -> HTTPReply {
-        throw TransportError(.other, "dry run: nothing is sent")
     }
 }
 

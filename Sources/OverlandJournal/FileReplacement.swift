@@ -39,10 +39,10 @@ final class FileReplacement {
     }
 
     /// fsync, rename over the target, directory fsync (fault points `PREFIX.after-write`,
-    /// `PREFIX.after-rename`).
-    func commit(faultPrefix: String? = nil) throws(JournalError) {
+    /// `PREFIX.after-rename`); with `durably: false`, the rename alone (atomic, not durable).
+    func commit(faultPrefix: String? = nil, durably: Bool = true) throws(JournalError) {
         do {
-            try fs.sync(fd, path: temporary)
+            if durably { try fs.sync(fd, path: temporary) }
         } catch {
             discard()
             throw error
@@ -52,6 +52,6 @@ final class FileReplacement {
         if let faultPrefix { FaultPoint.reach(faultPrefix + ".after-write") }
         try fs.rename(temporary, path)
         if let faultPrefix { FaultPoint.reach(faultPrefix + ".after-rename") }
-        try fs.syncDirectory(FilePath.parentDirectory(of: path))
+        if durably { try fs.syncDirectory(FilePath.parentDirectory(of: path)) }
     }
 }

@@ -102,11 +102,23 @@ extension FileSystem {
 
     /// Writes a small file whole and durably: temporary file, fsync, rename, directory fsync.
     /// After a crash the target holds the old content or the new, never a mix.
-    public func replaceAtomically(_ path: String, with bytes: [UInt8], faultPrefix: String? = nil) throws(JournalError) {
+    /// `durably: false` leaves out both fsyncs: the replacement is atomic (a killed process
+    /// leaves the old or the new file) but a power cut may undo it until `syncFile` and
+    /// `syncDirectory` (the durability pacing of cursors, journal-format.md section 9).
+    public func replaceAtomically(_ path: String, with bytes: [UInt8], faultPrefix: String? = nil,
+                                  durably: Bool = true) throws(JournalError) {
         try checkRegularFile(path)
         let output = try FileReplacement(path, in: self)
         try output.write(bytes)
-        try output.commit(faultPrefix: faultPrefix)
+        try output.commit(faultPrefix: faultPrefix, durably: durably)
+    }
+
+    /// Makes an existing regular file's content durable (fsync); a missing file is fine.
+    func syncFile(_ path: String) throws(JournalError) {
+        guard try checkRegularFile(path) else { return }
+        let fd = try openForReading(path)
+        defer { close(fd) }
+        try sync(fd, path: path)
     }
 
     /// The canonical path of `path` even where its last components do not exist yet: the

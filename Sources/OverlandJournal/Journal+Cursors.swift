@@ -145,27 +145,40 @@ extension Journal {
     /// before anything is written: no reader could read it back. The caller holds the
     /// cursor lock (`tryLockCursors`).
     ///
+    /// `durably: false` replaces the files atomically without the fsyncs: a killed process
+    /// leaves the old or the new value, a power cut may bring back an older one until
+    /// `syncCursor(for:)` (a sync run paces it: journal-format.md section 9).
+    ///
     /// Without named cursors, the default reader's cursor is `cursor.json` itself. The first
     /// other reader's cursor first copies `cursor.json` into `cursors/default.json`, so that
     /// the default reader keeps its place when `cursor.json` becomes the floor.
-    public func advanceCursor(for name: CursorName, to next: UInt64) throws(JournalError) {
+    public func advanceCursor(for name: CursorName, to next: UInt64, durably: Bool = true) throws(JournalError) {
         guard next <= SequenceNumber.limit else {
             throw .untrusted(path: cursorPath(for: name), reason: "cursor \(next) is past the largest sequence number (2^53)")
         }
         var names = try cursorNames()
         if names.isEmpty {
             if name == .default {
-                try writeFloor(next)
+                try writeFloor(next, durably: durably)
                 return
             }
             try writeNamedCursor(.default, try cursor())
             names = [.default]
         }
         // Lowered (a reader sent again), the floor goes down first: it never stands above a cursor.
-        if try cursor() > next { try writeFloor(next) }
-        try writeNamedCursor(name, next)
+        if try cursor() > next { try writeFloor(next, durably: durably) }
+        try writeNamedCursor(name, next, durably: durably)
         FaultPoint.reach("cursors.after-named")
-        try updateFloor()
+        try updateFloor(durably: durably)
+    }
+
+    /// Makes the cursor of `name` and the floor durable after writes with `durably: false`:
+    /// fsync of each file present, then of their directories.
+    public func syncCursor(for name: CursorName) throws(JournalError) {
+        try fs.syncFile(cursorPath(for: name))
+        try fs.syncFile(cursorPath)
+        if fs.kind(cursorsPath) == .directory { try fs.syncDirectory(cursorsPath) }
+        try fs.syncDirectory(path)
     }
 
     /// Forgets a reader: deletes `cursors/NAME.json`, durably, and raises the floor to the
@@ -221,19 +234,20 @@ extension Journal {
     }
 
     /// Rewrites `cursor.json` to the lowest named cursor when it differs.
-    func updateFloor() throws(JournalError) {
+    func updateFloor(durably: Bool = true) throws(JournalError) {
         guard let floor = try floorOfNamedCursors() else { return }
-        if try cursor() != floor { try writeFloor(floor) }
+        if try cursor() != floor { try writeFloor(floor, durably: durably) }
     }
 
-    func writeFloor(_ next: UInt64) throws(JournalError) {
-        try fs.replaceAtomically(cursorPath, with: JournalCursor(journalID: id, next: next).encoded, faultPrefix: "cursor")
+    func writeFloor(_ next: UInt64, durably: Bool = true) throws(JournalError) {
+        try fs.replaceAtomically(cursorPath, with: JournalCursor(journalID: id, next: next).encoded, faultPrefix: "cursor",
+                                         durably: durably)
     }
 
-    func writeNamedCursor(_ name: CursorName, _ next: UInt64) throws(JournalError) {
+    func writeNamedCursor(_ name: CursorName, _ next: UInt64, durably: Bool = true) throws(JournalError) {
         try fs.makeDirectory(cursorsPath)
         try fs.replaceAtomically(cursorPath(for: name), with: JournalCursor(journalID: id, next: next, name: name.text).encoded,
-                                         faultPrefix: "cursors")
+                                         faultPrefix: "cursors", durably: durably)
     }
 
     /// Reads one cursor file: nil when missing; `name` for a named cursor, whose `name`

@@ -21,9 +21,11 @@ extension Journal {
     }
 
     /// Replaces a state file whole: after a crash it holds the old bytes or the new.
-    public func writeState(_ name: String, _ bytes: [UInt8]) throws(JournalError) {
+    /// `durably: false` leaves out the fsyncs: a kill leaves the old or the new bytes, a
+    /// power cut may bring back the old (for a run's progress, saved durably at its end).
+    public func writeState(_ name: String, _ bytes: [UInt8], durably: Bool = true) throws(JournalError) {
         try fs.makeDirectory(statePath)
-        try fs.replaceAtomically(try statePath(name), with: bytes)
+        try fs.replaceAtomically(try statePath(name), with: bytes, durably: durably)
     }
 
     /// Removes a state file, durably; a missing one is fine.

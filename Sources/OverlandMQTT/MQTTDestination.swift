@@ -106,14 +106,7 @@ public struct MQTTDestination: Sendable, Equatable {
         guard (1...1000).contains(inFlightWindow) else { throw .configuration("the in-flight window is from 1 to 1000") }
         guard connectTimeout > 0, requestTimeout > 0 else { throw .configuration("timeouts must be positive") }
         if let maxTime, !(maxTime > 0) { throw .configuration("max time must be positive") }
-        if let caFile {
-            let fd = open(caFile, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-            if fd < 0 { throw .configuration("cannot read ca file '\(caFile)': \(String(cString: strerror(errno)).lowercased())") }
-            var info = stat()
-            let isFile = fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
-            close(fd)
-            guard isFile else { throw .configuration("ca file '\(caFile)' is not a regular file") }
-        }
+        if let caFile, let problem = CAFile.problem(caFile) { throw .configuration(problem) }
         return broker
     }
 

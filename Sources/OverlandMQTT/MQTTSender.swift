@@ -19,13 +19,14 @@ import OverlandSync
 ///
 /// Not thread-safe: one task at a time. In `--watch`, the same sender keeps its connection
 /// between drains and answers `TOPIC/cmd` while idle (see `idle`).
-public final class MQTTSender {
+public final class MQTTSender: SyncDestination {
     public let journal: Journal
     public let destination: MQTTDestination
     private let cursor: MQTTCursor
     private let messages: OwnTracksMessages
     private let onIssue: JournalIssueHandler?
-    private let wallClock: @Sendable () -> Int64
+    /// The backoff and the clocks.
+    public let timing: SyncTiming
     private var client: MQTTClient?
     /// Whether `TOPIC/cmd` is subscribed on the current connection.
     private var listening = false
@@ -41,25 +42,24 @@ public final class MQTTSender {
     public var isConnected: Bool { client?.isConnected ?? false }
 
     public init(journal: Journal, destination: MQTTDestination, cursor: MQTTCursor,
-                onIssue: JournalIssueHandler? = nil,
-                wallClock: @escaping @Sendable () -> Int64 = { Journal.currentTime() }) {
+                onIssue: JournalIssueHandler? = nil, timing: SyncTiming = SyncTiming()) {
         self.journal = journal
         self.destination = destination
         self.cursor = cursor
         self.onIssue = onIssue
-        self.wallClock = wallClock
+        self.timing = timing
         messages = OwnTracksMessages(destination: destination)
     }
 
     /// One run for a caller that holds the journal's cursor lock (`DestinationsRun`):
-    /// unless `sendNow`, nothing while sending is off, the backoff holds or the send
-    /// interval has not passed (the destination's `state/sync-NAME.json`, as the HTTP
-    /// destinations keep it); then connects (or reuses the connection), publishes discovery
-    /// when asked, then every waiting point. Never throws: the report says what happened,
-    /// and its outcome maps to the exit status as HTTP's does (a refusal of the credentials
-    /// is `.refused(status: 0)`, its message naming the CONNACK's reason).
-    public func run(holding lock: JournalLock, sendNow: Bool = false,
-                    onProgress: ((SyncProgress) -> Void)? = nil) -> SyncReport {
+    /// unless `sendNow`, nothing while the schedule every destination shares holds it
+    /// (`SyncDestination`: sending off, the backoff, the send interval; a destination whose
+    /// url or token changed since its failures is tried at once); then connects (or reuses
+    /// the connection), publishes discovery when asked, then every waiting point. Never
+    /// throws: the report says what happened, and its outcome maps to the exit status as
+    /// HTTP's does (a refusal of the credentials is `.refused(status: 0)`, its message
+    /// naming the CONNACK's reason).
+    public func run(holding lock: JournalLock, sendNow: Bool = false) -> SyncReport {
         defer { withExtendedLifetime(lock) {} }
         let broker: MQTTBrokerURL
         do {
@@ -67,80 +67,70 @@ public final class MQTTSender {
         } catch {
             return SyncReport(outcome: .configurationError, message: error.description + "; points kept")
         }
-        let stateName = SyncState.fileName(forDestination: cursor.name.text)
-        var state: SyncState
-        do {
-            state = try SyncState.load(journal: journal, destination: cursor.name.text)
-        } catch {
-            return SyncReport(outcome: .stateError, message: error.description)
-        }
-        let now = wallClock()
-        if !sendNow, var held = schedule(state: state, now: now) {
-            guard listensForCommands else { return held }
-            // Listening starts now, not at the first due send: commands wait for no one.
-            do {
-                try connectIfNeeded(broker: broker)
-            } catch {
-                close(gracefully: false)
-                held.warnings.append("commands: \(error)")
+        switch begin(sendNow: sendNow) {
+        case .failed(let report):
+            return report
+        case .held(let report, let opened):
+            return finish(listen(whileHeld: report, broker: broker), opened)
+        case .due(var opened):
+            let attemptedAt = timing.wallClock()
+            var report = drain(broker: broker)
+            record(report, attemptedAt: attemptedAt, in: &opened.state)
+            if report.outcome != .nothingToSend || opened.state.consecutiveFailures > 0 || opened.destinationChanged {
+                saveState(opened.state, into: &report)
             }
-            if let refusal = commandRefusal { return SyncReport(outcome: .retryLater, message: refusal) }
-            return held
+            // The points went; that commands cannot arrive is said once the rest is
+            // recorded, and is not a failed delivery (no backoff).
+            if let refusal = commandRefusal, report.outcome == .delivered || report.outcome == .nothingToSend {
+                report.outcome = .retryLater
+                report.message = refusal
+            }
+            return finish(report, opened)
         }
+    }
 
-        var report = drain(broker: broker)
+    /// A run the schedule holds: in `--watch`, listening starts now, not at the first due
+    /// send (commands wait for no one).
+    private func listen(whileHeld held: SyncReport, broker: MQTTBrokerURL) -> SyncReport {
+        guard listensForCommands else { return held }
+        var held = held
+        do {
+            try connectIfNeeded(broker: broker)
+        } catch {
+            close(gracefully: false)
+            held.warnings.append("commands: \(error)")
+        }
+        if let refusal = commandRefusal { return SyncReport(outcome: .retryLater, message: refusal) }
+        return held
+    }
+
+    /// What a drain did, into the destination's state: a delivery or a failure recorded
+    /// as every destination records them (`SyncDestination`).
+    private func record(_ report: SyncReport, attemptedAt: Int64, in state: inout SyncState) {
         state.skippedRecords += UInt64(report.skippedRecords + report.notCarriedRecords)
         // Points acknowledged before a failure or an interruption were delivered: the
         // last delivery is now, whatever ended the run.
-        if report.sentRecords > 0 { state.lastSuccess = wallClock() }
+        if report.sentRecords > 0 { state.lastSuccess = timing.wallClock() }
         switch report.outcome {
         case .delivered, .maxTimeReached:
-            state.lastAttempt = now
-            state.lastSuccess = wallClock()
-            state.consecutiveFailures = 0
-            state.nextAttempt = nil
-            state.lastError = nil
+            state.lastAttempt = attemptedAt
+            recordDelivery(&state)
         case .retryLater, .refused, .configurationError:
-            state.lastAttempt = now
-            let failedAt = wallClock()
-            state.consecutiveFailures += 1
-            state.lastFailure = failedAt
-            state.lastError = report.message
-            let delay = backoff.delay(afterFailures: state.consecutiveFailures, random: Double.random(in: 0..<1))
-            state.nextAttempt = failedAt + Int64(CheckedInteger.roundedUp(min(delay, 86_400 * 366)) ?? 86_400)
+            state.lastAttempt = attemptedAt
+            recordFailure(&state, message: report.message ?? "failed")
         default:
             break
         }
-        if report.outcome != .nothingToSend || state.consecutiveFailures > 0 {
-            do { try state.save(in: journal, as: stateName) } catch { report.warnings.append(error.description) }
-        }
-        // The points went; that commands cannot arrive is said once the rest is recorded,
-        // and is not a failed delivery (no backoff).
-        if let refusal = commandRefusal, report.outcome == .delivered || report.outcome == .nothingToSend {
-            report.outcome = .retryLater
-            report.message = refusal
-        }
-        return report
     }
 
-    private let backoff = SyncBackoff()
+    /// The destination's cursor.
+    public var cursorName: CursorName { cursor.name }
 
-    /// Why a run must not send now, or nil when it may (as the HTTP engine decides).
-    private func schedule(state: SyncState, now: Int64) -> SyncReport? {
-        guard let interval = destination.sendIntervalSeconds else {
-            return SyncReport(outcome: .sendingOff,
-                              message: "sending is off (send interval 'off'): nothing is sent until it is changed back, or with --now")
-        }
-        if let next = state.nextAttempt, next > now, next <= now + Int64(backoff.longestWait) {
-            return SyncReport(outcome: .backingOff(until: next),
-                              message: "backing off after \(Plural.count(state.consecutiveFailures, "failed attempt")) until \(ISO8601UTC.string(from: next))")
-        }
-        if interval > 0, let last = state.lastSuccess, last + Int64(interval) > now, last <= now {
-            let next = last + Int64(interval)
-            return SyncReport(outcome: .notDue(nextSend: next), message: "next send due at \(ISO8601UTC.string(from: next))")
-        }
-        return nil
-    }
+    /// The broker as `failures_against` records it: its url and the token.
+    public var receiverFingerprint: String { SyncState.fingerprint(url: destination.url, token: destination.token) }
+
+    /// The least time between two runs that send; nil when sending is off.
+    public var sendIntervalSeconds: Int? { destination.sendIntervalSeconds }
 
     /// Connects when needed, publishes discovery, then the points.
     private func drain(broker: MQTTBrokerURL) -> SyncReport {
@@ -198,7 +188,7 @@ public final class MQTTSender {
             return
         }
         client = nil
-        var options = destination.clientOptions(broker: broker, will: messages.lastWill(connectedAt: wallClock()))
+        var options = destination.clientOptions(broker: broker, will: messages.lastWill(connectedAt: timing.wallClock()))
         options.cleanSession = !listensForCommands
         let made = try MQTTClient(options: options)
         try made.connect()
@@ -465,6 +455,6 @@ public final class MQTTSender {
 }
 
 extension MQTTDestination {
-    /// `HOST:PORT` for messages, or the url as given when it does not parse.
-    var displayBroker: String { (try? MQTTBrokerURL(parsing: url))?.description ?? url }
+    /// `HOST:PORT` for messages, or the url as `RedactedURL` shows it when it does not parse.
+    public var displayBroker: String { (try? MQTTBrokerURL(parsing: url))?.description ?? RedactedURL.shown(url) }
 }

@@ -65,3 +65,9 @@ public struct MQTTBrokerURL: Sendable, Equatable, CustomStringConvertible {
         host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 }
+
+extension WireProtocol {
+    /// OwnTracks messages through an MQTT broker; the PUBACK of a QoS 1 publish acknowledges
+    /// (the sender is OverlandMQTT's).
+    public static let mqtt = WireProtocol(declaring: "mqtt")
+}

@@ -64,3 +64,8 @@ public struct OverlandReceiver: Receiver {
         }
     }
 }
+
+extension WireProtocol {
+    /// The Overland protocol: `{"locations":[...]}` batches, acknowledged by `{"result":"ok"}`.
+    public static let overland = WireProtocol(declaring: "overland")
+}

@@ -60,3 +60,9 @@ public struct OwnTracksReceiver: Receiver {
         }
     }
 }
+
+extension WireProtocol {
+    /// OwnTracks over HTTP: one location message per request (OwnTracks Recorder, Home
+    /// Assistant's OwnTracks integration); any 2xx acknowledges.
+    public static let owntracks = WireProtocol(declaring: "owntracks")
+}

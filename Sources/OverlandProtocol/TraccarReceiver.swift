@@ -42,3 +42,9 @@ public struct TraccarReceiver: Receiver {
         return ReceiverRequest(url: options.url(template: template, point: urlPoint), headers: headers, body: body)
     }
 }
+
+extension WireProtocol {
+    /// Traccar's OsmAnd protocol, as Traccar Client sends it: one position per request;
+    /// 200 acknowledges.
+    public static let traccar = WireProtocol(declaring: "traccar")
+}

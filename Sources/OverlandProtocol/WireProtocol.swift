@@ -1,16 +1,24 @@
-/// How a destination's points travel: the protocol a receiver speaks. Each has its own
-/// encoding, batch rule and acknowledgement (see the receivers in this module).
-public enum WireProtocol: String, Sendable, CaseIterable, CustomStringConvertible {
-    /// The Overland protocol: `{"locations":[...]}` batches, acknowledged by `{"result":"ok"}`.
-    case overland
-    /// OwnTracks over HTTP: one location message per request (OwnTracks Recorder, Home
-    /// Assistant's OwnTracks integration); any 2xx acknowledges.
-    case owntracks
-    /// Traccar's OsmAnd protocol, as Traccar Client sends it: one position per request;
-    /// 200 acknowledges.
-    case traccar
-    /// OwnTracks messages through an MQTT broker; the PUBACK of a QoS 1 publish acknowledges.
-    case mqtt
+/// How a destination's points travel: the protocol a receiver speaks, by name. Each is
+/// declared beside its receiver (`static let traccar` in `TraccarReceiver.swift`) and
+/// exists once `Receivers.table` lists it: the table is the list of them all (`allCases`),
+/// for the settings, the sync and the help alike.
+public struct WireProtocol: Hashable, Sendable, CaseIterable, CustomStringConvertible {
+    /// The name, as in the settings (`"protocol": "traccar"`).
+    public let rawValue: String
+
+    /// Declares the protocol `name`; list it in `Receivers.table`.
+    public init(declaring name: String) {
+        rawValue = name
+    }
+
+    /// The registered protocol called `rawValue`, or nil.
+    public init?(rawValue: String) {
+        guard let found = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+        self = found
+    }
+
+    /// Every protocol, in `Receivers.table`'s order.
+    public static var allCases: [WireProtocol] { Receivers.table.map(\.wireProtocol) }
 
     public var description: String { rawValue }
 }

@@ -19,19 +19,24 @@ extension Codec {
     /// One value of a fixed list, as a JSON string (a number for `BatchSize`). Text
     /// matches case-insensitively.
     static func choice<C: SettingChoice>(_ type: C.Type, asNumber: Bool = false) -> Codec<C> {
+        choice(among: C.allCases, asNumber: asNumber)
+    }
+
+    /// One of `cases`, by name (as `choice`, for some of a type's values).
+    static func choice<C: SettingChoice>(among cases: [C], asNumber: Bool = false) -> Codec<C> {
         Codec<C>(
-            allowed: C.allowedNames,
+            allowed: cases.map(\.name).joined(separator: ", "),
             decode: { json in
                 if asNumber {
                     guard let number = json.int else { return nil }
-                    return C(name: String(number))
+                    return cases.first { $0.name == String(number) }
                 }
-                return json.string.flatMap { C(name: $0) }
+                return json.string.flatMap { name in cases.first { $0.name == name } }
             },
             encode: { asNumber ? .number(Double($0.name)!) : .string($0.name) },
             parse: { text in
                 let lower = text.lowercased()
-                if let match = C.allCases.first(where: { $0.name.lowercased() == lower }) {
+                if let match = cases.first(where: { $0.name.lowercased() == lower }) {
                     return asNumber ? .number(Double(match.name)!) : .string(match.name)
                 }
                 return .string(text)

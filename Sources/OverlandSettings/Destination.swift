@@ -1,3 +1,5 @@
+import OverlandProtocol
+
 /// One receiver the sync sends the journal to: a name (also the name of its cursor in the
 /// journal), a url, the protocol the receiver speaks and its own settings.
 ///
@@ -14,7 +16,7 @@ public struct Destination: Sendable, Equatable {
     /// Where points go: an http(s) url (overland, owntracks, traccar) or an mqtt(s) url.
     public var url: String
     /// The protocol the receiver speaks.
-    public var wireProtocol: DestinationProtocol = .overland
+    public var wireProtocol: WireProtocol = .overland
     /// The receiver's quirks applied when sending.
     public var profile: ReceiverProfileName = .none
     /// The access token (overland: bearer; owntracks: `user:password`; mqtt: the password).
@@ -48,7 +50,7 @@ public struct Destination: Sendable, Equatable {
     public var commands: RemoteCommands = .report
 
     /// A destination with every default but its name, url and protocol.
-    public init(name: String, url: String, wireProtocol: DestinationProtocol = .overland) {
+    public init(name: String, url: String, wireProtocol: WireProtocol = .overland) {
         self.name = name
         self.url = url
         self.wireProtocol = wireProtocol
@@ -74,7 +76,7 @@ public struct Destination: Sendable, Equatable {
     public init?(settings: Settings) {
         guard let endpoint = settings.endpoint else { return nil }
         self.init(name: Self.defaultName, url: endpoint)
-        wireProtocol = DestinationProtocol(rawValue: settings.wireProtocol.rawValue) ?? .overland
+        wireProtocol = settings.wireProtocol
         profile = settings.effectiveReceiverProfile
         token = settings.token
         deviceID = settings.deviceID
@@ -89,9 +91,9 @@ public struct Destination: Sendable, Equatable {
     public var isDefault: Bool { name == Self.defaultName }
 }
 
-/// The protocol a destination speaks (OverlandProtocol's `WireProtocol`, by name).
-public enum DestinationProtocol: String, SettingChoice {
-    case overland, owntracks, traccar, mqtt
+/// The protocols a destination may speak: every one of `Receivers.table`, by name.
+extension WireProtocol: SettingChoice {
+    public var name: String { rawValue }
 }
 
 /// Which commands a destination's broker may give (`TOPIC/cmd`). Any client allowed to

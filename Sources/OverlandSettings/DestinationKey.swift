@@ -13,11 +13,11 @@ public struct DestinationKey: Sendable, CustomStringConvertible {
     /// What it does, in one lower-case line.
     public let summary: String
     /// The protocols that take this key; the others refuse it.
-    public let protocols: [DestinationProtocol]
+    public let protocols: [WireProtocol]
     /// The settings key that holds it for the default destination; nil when the default
     /// destination has no such key (it speaks overland).
     public let settingsKey: String?
-    let allowedFor: @Sendable (DestinationProtocol) -> String
+    let allowedFor: @Sendable (WireProtocol) -> String
     let current: @Sendable (Destination) -> JSONValue
     let display: @Sendable (Destination) -> String
     let assign: @Sendable (inout Destination, JSONValue) -> Bool
@@ -30,7 +30,7 @@ public struct DestinationKey: Sendable, CustomStringConvertible {
 
     init<Value>(
         _ name: String, _ path: WritableKeyPath<Destination, Value> & Sendable, _ codec: Codec<Value>,
-        protocols: [DestinationProtocol] = DestinationProtocol.allCases, settingsKey: String?, _ summary: String
+        protocols: [WireProtocol] = WireProtocol.allCases, settingsKey: String?, _ summary: String
     ) {
         self.name = name
         self.summary = summary
@@ -53,7 +53,7 @@ public struct DestinationKey: Sendable, CustomStringConvertible {
     private init(url summary: String) {
         name = "url"
         self.summary = summary
-        protocols = DestinationProtocol.allCases
+        protocols = WireProtocol.allCases
         settingsKey = "endpoint"
         allowedFor = { Destination.urlAllowed(for: $0) }
         current = { .string($0.url) }
@@ -76,13 +76,13 @@ public struct DestinationKey: Sendable, CustomStringConvertible {
     }
 
     /// What the key allows for `wireProtocol`, as a phrase.
-    public func allowed(for wireProtocol: DestinationProtocol) -> String { allowedFor(wireProtocol) }
+    public func allowed(for wireProtocol: WireProtocol) -> String { allowedFor(wireProtocol) }
 
     /// The value in `destination` as JSON, as the file holds it.
     public func value(in destination: Destination) -> JSONValue { current(destination) }
 
     /// Whether `wireProtocol` takes this key.
-    public func applies(to wireProtocol: DestinationProtocol) -> Bool { protocols.contains(wireProtocol) }
+    public func applies(to wireProtocol: WireProtocol) -> Bool { protocols.contains(wireProtocol) }
 
     /// The name.
     public var description: String { name }
@@ -95,8 +95,9 @@ public struct DestinationKey: Sendable, CustomStringConvertible {
     /// Every key, in the file's order.
     public static let all: [DestinationKey] = [
         DestinationKey(url: "where points go: an http(s) url, or for mqtt an mqtt:// or mqtts:// broker url"),
-        DestinationKey("protocol", \.wireProtocol, .choice(DestinationProtocol.self), settingsKey: "protocol",
-                       "the protocol the receiver speaks: overland, owntracks, traccar or mqtt"),
+        DestinationKey("protocol", \.wireProtocol, .choice(WireProtocol.self), settingsKey: "protocol",
+                       "the protocol the receiver speaks: " + WireProtocol.allCases.map(\.name).dropLast().joined(separator: ", ")
+                           + " or " + (WireProtocol.allCases.last?.name ?? "")),
         DestinationKey("profile", \.profile, .choice(ReceiverProfileName.self), settingsKey: "profile",
                        "the receiver's quirks applied when sending (see 'overland config keys')"),
         DestinationKey("token", \.token, .optionalText(allowed: Validation.tokenAllowed, validate: Validation.token),
@@ -189,24 +190,29 @@ public struct DestinationKey: Sendable, CustomStringConvertible {
 
 extension Destination {
     /// What a url must be for `wireProtocol`.
-    public static func urlAllowed(for wireProtocol: DestinationProtocol) -> String {
-        wireProtocol == .mqtt ? "an mqtt:// or mqtts:// url, its port (if any) 1 to 65535" : Validation.endpointAllowed
+    public static func urlAllowed(for wireProtocol: WireProtocol) -> String {
+        viaBroker(wireProtocol) ? "an mqtt:// or mqtts:// url, its port (if any) 1 to 65535" : Validation.endpointAllowed
     }
 
     /// `text` when it is a url `wireProtocol` can use, nil otherwise.
-    public static func validURL(_ text: String, for wireProtocol: DestinationProtocol) -> String? {
+    public static func validURL(_ text: String, for wireProtocol: WireProtocol) -> String? {
         urlProblem(text, for: wireProtocol) == nil ? text : nil
     }
 
     /// Why `text` is not a url `wireProtocol` can use, in the sync's own words (the same
     /// checks: `MQTTBrokerURL` for mqtt, `ReceiverURL.checkHTTP` for the others), or nil.
-    public static func urlProblem(_ text: String, for wireProtocol: DestinationProtocol) -> String? {
+    public static func urlProblem(_ text: String, for wireProtocol: WireProtocol) -> String? {
         do {
-            if wireProtocol == .mqtt { _ = try MQTTBrokerURL(parsing: text) } else { try ReceiverURL.checkHTTP(text) }
+            if viaBroker(wireProtocol) { _ = try MQTTBrokerURL(parsing: text) } else { try ReceiverURL.checkHTTP(text) }
             return nil
         } catch {
             return error.description
         }
+    }
+
+    /// Whether `wireProtocol`'s points go through an MQTT broker (`Receivers.table`).
+    private static func viaBroker(_ wireProtocol: WireProtocol) -> Bool {
+        !(Receivers.kind(of: wireProtocol)?.carrier.isHTTP ?? true)
     }
 
     /// Whether the receiver files points by OwnTracks' `USER/DEVICE`: the owntracks and

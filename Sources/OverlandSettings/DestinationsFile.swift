@@ -1,4 +1,5 @@
 import OverlandJSON
+import OverlandProtocol
 
 /// `destinations.json`: the destinations besides the default one, in the directory of the
 /// settings file (so `--config` and `OVERLAND_CONFIG` move it with the settings).
@@ -111,7 +112,7 @@ public enum DestinationsFile {
         if let protocolValue = members["protocol"] {
             let key = try! DestinationKey(named: "protocol")
             guard key.assign(&destination, protocolValue) else {
-                throw .invalidValue(key: "protocol", value: JSONText.render(protocolValue), allowed: DestinationProtocol.allowedNames,
+                throw .invalidValue(key: "protocol", value: JSONText.render(protocolValue), allowed: WireProtocol.allowedNames,
                                     location: location("protocol"))
             }
         }

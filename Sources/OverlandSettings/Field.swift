@@ -1,4 +1,5 @@
 import OverlandJSON
+import OverlandProtocol
 
 /// One setting: where it lives in the file, how it reads and writes, what it allows.
 ///
@@ -208,8 +209,8 @@ extension Field {
               "send speed and accuracies as whole numbers (the wayfinder profile), old points too"),
         Field(.top, "profile", \.receiverProfile, .choice(ReceiverProfileName.self),
               "the receiver's quirks applied when sending: none; wayfinder (whole-number speed and accuracies); compass (token in the url); dawarich (token as api_key in the url); home-assistant (owntracks topic with user and device); owntracks-recorder (user and device in headers and url)"),
-        Field(.top, "protocol", \.wireProtocol, .choice(ProtocolName.self),
-              "the protocol the receiver speaks: overland (batches); owntracks (one location message per request); traccar (osmand json, one position per request)"),
+        Field(.top, "protocol", \.wireProtocol, .choice(among: Receivers.httpProtocols.map(\.wireProtocol)),
+              "the protocol the receiver speaks: " + Receivers.httpProtocols.map { "\($0.wireProtocol) (\($0.summary))" }.joined(separator: "; ")),
         Field(.top, "stationary_filter", \.stationaryFilter, .bool,
               "while the device is still (speed and distance within the fix's accuracy) keep one point; resume at once on moving"),
         Field(.top, "battery_path", \.batteryPath,

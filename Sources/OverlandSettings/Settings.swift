@@ -1,3 +1,5 @@
+import OverlandProtocol
+
 /// Every setting of the three commands, with the phone app's defaults (protocol section 9)
 /// and this project's additions.
 public struct Settings: Sendable, Equatable {
@@ -51,7 +53,7 @@ public struct Settings: Sendable, Equatable {
     /// The receiver's quirks applied when points are sent; default none.
     public var receiverProfile = ReceiverProfileName.none
     /// The protocol the receiver speaks; default overland.
-    public var wireProtocol = ProtocolName.overland
+    public var wireProtocol = WireProtocol.overland
     /// A `/sys/class/power_supply/NAME` directory to read the battery from (absolute);
     /// nil = detect.
     public var batteryPath: String?

@@ -18,10 +18,18 @@ public enum CursorWrites {
 
     private static let lock = Lock()
 
-    /// Moves `journal`'s cursor `name` to `next`, alone among this process's cursor writes.
-    public static func advance(_ journal: Journal, _ name: CursorName, to next: UInt64) throws(JournalError) {
+    /// Moves `journal`'s cursor `name` to `next`, alone among this process's cursor writes;
+    /// `durably: false` leaves the fsyncs to `makeDurable` (paced by `DurabilityPacer`).
+    public static func advance(_ journal: Journal, _ name: CursorName, to next: UInt64, durably: Bool = true) throws(JournalError) {
         pthread_mutex_lock(&lock.mutex)
         defer { pthread_mutex_unlock(&lock.mutex) }
-        try journal.advanceCursor(for: name, to: next)
+        try journal.advanceCursor(for: name, to: next, durably: durably)
+    }
+
+    /// Makes the cursor `name` and the floor durable (fsync of the files and directories).
+    public static func makeDurable(_ journal: Journal, _ name: CursorName) throws(JournalError) {
+        pthread_mutex_lock(&lock.mutex)
+        defer { pthread_mutex_unlock(&lock.mutex) }
+        try journal.syncCursor(for: name)
     }
 }

@@ -79,7 +79,7 @@ public struct SyncConfiguration: Sendable, Equatable {
     /// Which receiver this is, as ``SyncState/failuresAgainst`` records it: failures
     /// against another fingerprint (the url or token changed since) no longer apply.
     public var receiverFingerprint: String {
-        SyncState.fingerprint(endpoint: endpoint, token: effectiveToken)
+        SyncState.fingerprint(url: endpoint, token: effectiveToken)
     }
 
     /// The protocol the receiver is spoken to in: `wireProtocol`, except that the Overland
@@ -116,16 +116,7 @@ public struct SyncConfiguration: Sendable, Equatable {
             throw .configuration("timeouts must be positive")
         }
         if let maxTime, !(maxTime > 0) { throw .configuration("max time must be positive") }
-        if let caFile {
-            // Checked here, before any request: a CA file that is not there is the user's to
-            // fix (exit 78), not a network failure to try again later.
-            let fd = open(caFile, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-            if fd < 0 { throw .configuration("cannot read ca file '\(caFile)': \(String(cString: strerror(errno)).lowercased())") }
-            var info = stat()
-            let isFile = fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
-            close(fd)
-            guard isFile else { throw .configuration("ca file '\(caFile)' is not a regular file") }
-        }
+        if let caFile, let problem = CAFile.problem(caFile) { throw .configuration(problem) }
         if let trip, (try? JSONParser.parse(trip, limits: JSONLimits(maxDepth: 16, maxBytes: 256 << 10)))?.object == nil {
             throw .configuration("trip is not a json object")
         }

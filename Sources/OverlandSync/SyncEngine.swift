@@ -8,19 +8,21 @@ import OverlandProtocol
 /// A run, in order:
 /// 1. takes the journal's cursor lock (`tryLockCursors`, also taken by `overland journal move`); a run that finds it taken ends
 ///    at once with `.alreadyRunning`;
-/// 2. unless told to send now, does nothing while sending is off, while the backoff after
-///    failures holds, or while the send interval since the last delivery has not passed;
+/// 2. unless told to send now, does nothing while the schedule every destination shares
+///    holds it (`SyncDestination`: sending off, the backoff after failures, the send
+///    interval since the last delivery; a changed url or token is tried at once);
 /// 3. sends batch after batch until nothing waits, an attempt fails, or `maxTime` runs
-///    out; after each acknowledged batch the cursor moves (atomically and durably), so a
+///    out; after each acknowledged batch the cursor moves (replaced atomically), so a
 ///    kill at any point resends at most the one batch in flight, byte for byte the same
-///    `locations` (a resend's `current` and URL placeholders may show a newer point);
-///    for receivers of one point per request the cursor is written every 100 requests or
-///    250 ms and at the end of the run, so a kill resends at most those (`moveCursor`);
-/// 4. records the outcome in `state/sync.json` (backoff on failure: see `SyncBackoff`),
-///    and deletes delivered segments past their retention.
+///    `locations` (a resend's `current` and URL placeholders may show a newer point); the
+///    cursor is made durable (fsync) at most once a second and at the end of the run
+///    (`DurabilityPacer`), so a power cut resends at most the batches of the last second;
+/// 4. records the outcome in `state/sync.json` as every destination does
+///    (`recordDelivery`, `recordFailure`), and deletes delivered segments past their
+///    retention.
 ///
 /// The engine never prints: it reports through its return value and callbacks.
-public final class SyncEngine: Sendable {
+public final class SyncEngine: Sendable, SyncDestination {
     /// The journal drained.
     public let journal: Journal
     /// What and where to send.
@@ -28,29 +30,39 @@ public final class SyncEngine: Sendable {
     /// The destination: the journal cursor this engine reads from and moves.
     public let cursorName: CursorName
     private let transport: any Transport
-    private let backoff: SyncBackoff
-    private let wallClock: @Sendable () -> Int64
-    private let random: @Sendable () -> Double
+    /// The backoff and the clocks.
+    public let timing: SyncTiming
 
-    /// Creates an engine. `wallClock` (Unix seconds) and `random` (0..<1, for the backoff's
-    /// jitter) are there for tests.
-    public init(
+    /// Creates an engine. `wallClock` (Unix seconds), `random` (0..<1, for the backoff's
+    /// jitter) and `monotonicClock` (the cursor's durability pacing) are there for tests.
+    public convenience init(
         journal: Journal,
         configuration: SyncConfiguration,
         transport: any Transport,
         cursor: CursorName = .default,
         backoff: SyncBackoff = SyncBackoff(),
         wallClock: @escaping @Sendable () -> Int64 = { Journal.currentTime() },
-        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+        monotonicClock: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
     ) {
+        self.init(journal: journal, configuration: configuration, transport: transport, cursor: cursor,
+                  timing: SyncTiming(backoff: backoff, wallClock: wallClock, random: random, monotonicClock: monotonicClock))
+    }
+
+    /// Creates an engine with `timing`'s backoff and clocks.
+    public init(journal: Journal, configuration: SyncConfiguration, transport: any Transport, cursor: CursorName, timing: SyncTiming) {
         self.journal = journal
         self.configuration = configuration
         self.transport = transport
         self.cursorName = cursor
-        self.backoff = backoff
-        self.wallClock = wallClock
-        self.random = random
+        self.timing = timing
     }
+
+    /// The receiver as `failures_against` records it.
+    public var receiverFingerprint: String { configuration.receiverFingerprint }
+
+    /// The least time between two runs that send; nil when sending is off.
+    public var sendIntervalSeconds: Int? { configuration.sendIntervalSeconds }
 
     /// Runs once (see the type's description). `sendNow` ignores the send interval, the
     /// backoff and a send interval that is off. `onProgress` hears after each delivered
@@ -125,7 +137,8 @@ public final class SyncEngine: Sendable {
         return await runValidated(holding: lock, sendNow: sendNow, onProgress: onProgress, onSet: onSet, onIssue: onIssue)
     }
 
-    /// The run itself, once the configuration is known to be valid and the lock is held.
+    /// The run itself, once the configuration is known to be valid and the lock is held:
+    /// the schedule every destination shares, then the drain.
     private func runValidated(
         holding lock: JournalLock,
         sendNow: Bool,
@@ -133,46 +146,18 @@ public final class SyncEngine: Sendable {
         onSet: ((JSONValue) -> Void)?,
         onIssue: JournalIssueHandler?
     ) async -> SyncReport {
-        var state: SyncState
-        var warnings: [String] = []
-        do {
-            if let bytes = try journal.readState(stateFileName) {
-                if let parsed = SyncState(parsing: bytes) {
-                    state = parsed
-                } else {
-                    state = SyncState()
-                    warnings.append("ignoring unreadable sync state '\(journal.statePath(of: stateFileName))'")
-                }
-            } else {
-                state = SyncState()
-            }
-        } catch {
-            return SyncReport(outcome: .stateError, message: "\(error)")
+        // Held until the end: the lock covers the whole run, state file included.
+        defer { withExtendedLifetime(lock) {} }
+        switch begin(sendNow: sendNow) {
+        case .failed(let report):
+            return report
+        case .held(let report, let opened):
+            return finish(report, opened)
+        case .due(let opened):
+            let listeners = Listeners(onProgress: onProgress, onSet: onSet, onIssue: onIssue)
+            return finish(await drain(state: opened.state, listeners: listeners), opened)
         }
-        // A user who fixed a wrong url or token expects the next run to try it: neither
-        // the backoff nor the send interval since the last delivery holds it (sending off
-        // still does).
-        let changed = state.forgetFailures(unlessAgainst: configuration.receiverFingerprint)
-        var report = await drain(state: &state, sendNow: sendNow, destinationChanged: changed,
-                                 onProgress: onProgress, onSet: onSet, onIssue: onIssue)
-        if changed, report.outcome != .sendingOff {
-            warnings.append(Self.destinationChangedNote)
-        }
-        // Held until here: the lock covers the whole run, state file included.
-        withExtendedLifetime(lock) {}
-        report.warnings.insert(contentsOf: warnings, at: 0)
-        return report
     }
-
-    /// The receiver this run sends to, as ``SyncState/failuresAgainst`` records it.
-    private var receiverFingerprint: String { configuration.receiverFingerprint }
-
-    /// What a run says when the destination changed since its failures.
-    public static let destinationChangedNote =
-        "the destination changed since the last failed attempt: trying it now (no backoff, no send interval)"
-
-    /// This destination's state file in the journal's `state/`.
-    var stateFileName: String { SyncState.fileName(forDestination: cursorName.text) }
 
     static func pendingMoveMessage(_ intent: JournalMoveIntent) -> String {
         "\(intent); finish it with 'overland journal move' (or --abort) first"
@@ -193,9 +178,15 @@ public final class SyncEngine: Sendable {
         try journal.cursor(for: cursorName)
     }
 
-    /// Records that the server acknowledged every record before `next`.
+    /// Records that the server acknowledged every record before `next`: replaced
+    /// atomically, durable at the next `syncCursor` (`moveCursor` paces them).
     private func advanceCursor(to next: UInt64) throws(JournalError) {
-        try CursorWrites.advance(journal, cursorName, to: next)
+        try CursorWrites.advance(journal, cursorName, to: next, durably: false)
+    }
+
+    /// Makes the cursor's writes so far durable.
+    private func syncCursor() throws(JournalError) {
+        try CursorWrites.makeDurable(journal, cursorName)
     }
 
     /// The configured protocol's receiver (validation has made sure there is one).
@@ -226,14 +217,8 @@ public final class SyncEngine: Sendable {
         var cursorMoved = false
         /// Whether the state was saved since the run's first delivery (see `acknowledged`).
         var stateSavedAfterDelivery = false
-        /// Whether cursor writes are grouped (receivers of one point per request).
-        var groupsCursorWrites = false
-        /// Where the cursor goes at the next write, when it has not been written yet.
-        var pendingCursor: UInt64?
-        /// Requests handled since the cursor was last written.
-        var pendingRequests = 0
-        /// When the cursor was last written.
-        var cursorWrittenAt = ContinuousClock.now
+        /// When the cursor's writes are made durable.
+        var pacer: DurabilityPacer
 
         /// Counts the records `batch` passes over: by the logging mode, or not carried by
         /// the receiver; the state keeps their sum (records handled but not sent).
@@ -243,8 +228,9 @@ public final class SyncEngine: Sendable {
             state.skippedRecords += batch.skipped + batch.notCarried
         }
 
-        init(state: SyncState) {
+        init(state: SyncState, pacer: DurabilityPacer) {
             self.state = state
+            self.pacer = pacer
         }
 
         mutating func fail(_ outcome: SyncReport.Outcome, _ message: String) {
@@ -257,16 +243,7 @@ public final class SyncEngine: Sendable {
         }
     }
 
-    private func drain(
-        state: inout SyncState,
-        sendNow: Bool,
-        destinationChanged: Bool,
-        onProgress: ((SyncProgress) -> Void)?,
-        onSet: ((JSONValue) -> Void)?,
-        onIssue: JournalIssueHandler?
-    ) async -> SyncReport {
-        if !sendNow, let held = schedule(state: state, now: wallClock(), ignoringInterval: destinationChanged) { return held }
-        let listeners = Listeners(onProgress: onProgress, onSet: onSet, onIssue: onIssue)
+    private func drain(state: SyncState, listeners: Listeners) async -> SyncReport {
         let receiver: any Receiver
         let builder: BatchBuilder
         do {
@@ -275,17 +252,14 @@ public final class SyncEngine: Sendable {
             return SyncReport(outcome: .configurationError, message: error.description)
         }
         do {
-            builder = BatchBuilder(journal: journal, receiver: receiver, cursor: try readCursor(), onIssue: onIssue)
+            builder = BatchBuilder(journal: journal, receiver: receiver, cursor: try readCursor(), onIssue: listeners.onIssue)
         } catch {
             return SyncReport(outcome: .journalError(error), message: error.description)
         }
-        var progress = Progress(state: state)
-        progress.groupsCursorWrites = receiver.batchRule == .onePerRequest
+        var progress = Progress(state: state, pacer: DurabilityPacer(now: timing.monotonicClock))
         await send(from: builder, to: receiver, progress: &progress, listeners: listeners)
-        _ = writeCursor(&progress)
-        let report = conclude(&progress)
-        state = progress.state
-        return report
+        makeCursorDurable(&progress)
+        return conclude(&progress)
     }
 
     /// Sends batch after batch until nothing waits, an attempt fails, the run is
@@ -353,7 +327,7 @@ public final class SyncEngine: Sendable {
                          stopAt: ContinuousClock.Instant?, progress: inout Progress, listeners: Listeners) async -> Bool {
         var timeout = Duration.milliseconds(Int64(configuration.requestTimeout * 1000))
         if let stopAt { timeout = min(timeout, max(stopAt - ContinuousClock.now, .seconds(1))) }
-        progress.state.lastAttempt = wallClock()
+        progress.state.lastAttempt = timing.wallClock()
         let httpReply: HTTPReply
         do {
             httpReply = try await transport.send(request, timeout: timeout)
@@ -389,7 +363,7 @@ public final class SyncEngine: Sendable {
         let reply = Reply(status: httpReply.status, body: httpReply.body, acknowledgement: receiver.acknowledgement,
                           redirectLocation: httpReply.header("Location"))
         if httpReply.status == 429 || httpReply.status == 503 {
-            progress.retryAfter = httpReply.header("Retry-After").flatMap { RetryAfter.seconds($0, now: wallClock()) }
+            progress.retryAfter = httpReply.header("Retry-After").flatMap { RetryAfter.seconds($0, now: timing.wallClock()) }
         }
         progress.report.lastStatus = reply.status
         progress.state.lastStatus = reply.status
@@ -412,16 +386,14 @@ public final class SyncEngine: Sendable {
         progress.count(passedOver: batch)
         progress.report.batches += 1
         progress.report.outcome = .delivered
-        progress.state.lastSuccess = wallClock()
-        progress.state.consecutiveFailures = 0
-        progress.state.nextAttempt = nil
-        progress.state.failuresAgainst = nil
+        recordDelivery(&progress.state)
         if !progress.stateSavedAfterDelivery {
             // Saved at the run's first delivery (once a run): a run killed during a long
             // drain leaves neither the backoff for the next one to wait out nor "last
             // sent never" for `overland status` while points have gone.
             progress.stateSavedAfterDelivery = true
-            do { try progress.state.save(in: journal, as: stateFileName) } catch { progress.report.warnings.append(error.description) }
+            // Not fsynced: the run's end saves it durably.
+            saveState(progress.state, into: &progress.report, durably: false)
         }
         if let set = reply.set { listeners.onSet?(set) }
         listeners.onProgress?(SyncProgress(sentRecords: progress.report.sentRecords, batches: progress.report.batches,
@@ -429,43 +401,39 @@ public final class SyncEngine: Sendable {
         return true
     }
 
-    /// Requests of one point each write the cursor together, every this many.
-    static let cursorGroupSize = 100
-    /// ... or after this long, whichever comes first.
-    static let cursorGroupInterval = Duration.milliseconds(250)
-
-    /// The records before `next` are handled: the cursor moves there. Each move is written
-    /// at once (atomically and durably), except for receivers of one point per request,
-    /// whose moves are written together every `cursorGroupSize` requests or
-    /// `cursorGroupInterval`, and when the run ends however it ends (`writeCursor`): a
-    /// durable write per point would cap a drain at the disk's fsync rate (a few hundred
-    /// points a second), and a kill -9 between two writes resends at most one group,
-    /// never loses a point. False when the cursor could not be written.
+    /// The records before `next` are handled: the cursor moves there, replaced atomically
+    /// at once (a kill -9 resends at most the batch in flight) and made durable when the
+    /// pacer says so (a power cut resends at most the batches of its interval): a durable
+    /// write per batch would cap a drain at the disk's fsync rate. False when the cursor
+    /// could not be written.
     private func moveCursor(to next: UInt64, progress: inout Progress) -> Bool {
-        progress.pendingCursor = next
-        progress.pendingRequests += 1
-        if progress.groupsCursorWrites, progress.pendingRequests < Self.cursorGroupSize,
-           ContinuousClock.now - progress.cursorWrittenAt < Self.cursorGroupInterval {
-            return true
-        }
-        return writeCursor(&progress)
-    }
-
-    /// Writes the cursor where the handled records put it, if it has not been written
-    /// yet. False when it could not be.
-    private func writeCursor(_ progress: inout Progress) -> Bool {
-        guard let next = progress.pendingCursor else { return true }
         do {
             try advanceCursor(to: next)
+            progress.cursorMoved = true
+            if progress.pacer.wrote() {
+                try syncCursor()
+                progress.pacer.madeDurable()
+            }
         } catch {
             progress.fail(.journalError(error), error.description)
             return false
         }
-        progress.pendingCursor = nil
-        progress.pendingRequests = 0
-        progress.cursorWrittenAt = ContinuousClock.now
-        progress.cursorMoved = true
         return true
+    }
+
+    /// At the end of the run, however it ends: the cursor's last writes made durable.
+    private func makeCursorDurable(_ progress: inout Progress) {
+        guard progress.pacer.pending else { return }
+        do {
+            try syncCursor()
+            progress.pacer.madeDurable()
+        } catch {
+            if progress.failure == nil {
+                progress.fail(.journalError(error), error.description)
+            } else {
+                progress.report.warnings.append(error.description)
+            }
+        }
     }
 
     /// Ends the run: a failure sets the backoff, the state is saved, delivered segments
@@ -477,31 +445,22 @@ public final class SyncEngine: Sendable {
             failure.message = hidingSecrets(failure.message)
             progress.report.outcome = failure.outcome
             progress.report.message = failure.message
-            if case .journalError = failure.outcome {} else { backOff(after: failure.message, progress: &progress) }
+            if case .journalError = failure.outcome {} else {
+                recordFailure(&progress.state, message: failure.message, retryAfter: progress.retryAfter)
+            }
         }
         if progress.report.outcome == .nothingToSend {
             progress.report.message = "nothing to send"
         }
-        do { try progress.state.save(in: journal, as: stateFileName) } catch { progress.report.warnings.append(error.description) }
+        saveState(progress.state, into: &progress.report)
         if progress.cursorMoved, let keep = configuration.keepSentSeconds {
-            do { try journal.removeSentSegments(keepSeconds: keep, now: wallClock(), readers: [cursorName]) } catch { progress.report.warnings.append(error.description) }
+            do { try journal.removeSentSegments(keepSeconds: keep, now: timing.wallClock(), readers: [cursorName]) } catch { progress.report.warnings.append(error.description) }
         }
         progress.report.backlog = (try? journal.backlog(for: cursorName)) ?? 0
         if progress.report.outcome == .configurationError, let message = progress.report.message {
             progress.report.message = message + "; \(Plural.count(progress.report.backlog, "point")) kept"
         }
         return progress.report
-    }
-
-    /// Records a failed attempt and when the next may be made.
-    private func backOff(after message: String, progress: inout Progress) {
-        let failedAt = wallClock()
-        progress.state.consecutiveFailures += 1
-        progress.state.failuresAgainst = receiverFingerprint
-        progress.state.lastFailure = failedAt
-        progress.state.lastError = message
-        let delay = backoff.delay(afterFailures: progress.state.consecutiveFailures, random: random(), retryAfter: progress.retryAfter)
-        progress.state.nextAttempt = failedAt + Int64(CheckedInteger.roundedUp(min(delay, 86_400 * 366)) ?? 86_400)
     }
 
     /// `text` with the endpoint's secrets (`RedactedURL`: the url shown redacted, its query
@@ -517,28 +476,5 @@ public final class SyncEngine: Sendable {
         let basic = String(OwnTracksCredentials(token: token).authorizationHeader.dropFirst("Basic ".count))
         let whole = SyncRequest.replacing(token, in: text)
         return SecretRedaction.hiding(url: configuration.endpoint, token: token, others: [basic], in: whole)
-    }
-
-    /// Why a run must not send now, or nil when it may. `ignoringInterval`: the send
-    /// interval since the last delivery does not hold it (the destination changed).
-    private func schedule(state: SyncState, now: Int64, ignoringInterval: Bool) -> SyncReport? {
-        guard let interval = configuration.sendIntervalSeconds else {
-            return SyncReport(outcome: .sendingOff,
-                              message: "sending is off (send interval 'off'): nothing is sent until it is changed back, or with --now")
-        }
-        // A time far in the future means the clock went back: ignore it rather than wait.
-        if let next = state.nextAttempt, next > now, next <= now + Int64(backoff.longestWait) {
-            let failures = state.consecutiveFailures
-            var report = SyncReport(outcome: .backingOff(until: next),
-                                    message: "backing off after \(Plural.count(failures, "failed attempt")) until \(ISO8601UTC.string(from: next))")
-            report.lastStatus = state.lastStatus
-            return report
-        }
-        if !ignoringInterval, interval > 0, let last = state.lastSuccess, last + Int64(interval) > now, last <= now {
-            let next = last + Int64(interval)
-            return SyncReport(outcome: .notDue(nextSend: next),
-                              message: "next send due at \(ISO8601UTC.string(from: next))")
-        }
-        return nil
     }
 }

@@ -39,7 +39,7 @@ public struct SyncState: Sendable, Equatable {
     /// passes sent ones; `overland journal stats` subtracts them from "sent".
     public var skippedRecords: UInt64 = 0
     /// Which receiver the failures were against: a fingerprint of its URL and token
-    /// (``SyncState/fingerprint(endpoint:token:)``, never the URL or token themselves).
+    /// (``SyncState/fingerprint(url:token:)``, never the URL or token themselves).
     /// When the destination changes, its failures and backoff no longer apply: a user who
     /// fixes a wrong URL or token expects the next run to try it. Absent in older files.
     public var failuresAgainst: String?
@@ -68,9 +68,10 @@ public struct SyncState: Sendable, Equatable {
         return SyncState(parsing: bytes) ?? SyncState()
     }
 
-    /// Replaces the state file `name` whole and durably.
-    public func save(in journal: Journal, as name: String = SyncState.fileName) throws(JournalError) {
-        try journal.writeState(name, encoded)
+    /// Replaces the state file `name` whole and durably (`durably: false`: atomically, the
+    /// fsyncs left out; a run's progress, saved durably again at its end).
+    public func save(in journal: Journal, as name: String = SyncState.fileName, durably: Bool = true) throws(JournalError) {
+        try journal.writeState(name, encoded, durably: durably)
     }
 
     /// Reads the file's JSON; nil when it is not a JSON object.
@@ -92,10 +93,11 @@ public struct SyncState: Sendable, Equatable {
         startSequence = value["start_sequence"]?.double.flatMap { $0 >= 0 && $0 < 1e18 && $0 == $0.rounded() ? UInt64($0) : nil }
     }
 
-    /// A fingerprint of a receiver's URL and token: 16 hex digits of their 64-bit FNV-1a
-    /// hash. It tells whether the destination changed, and says nothing readable about it.
-    public static func fingerprint(endpoint: String, token: String?) -> String {
-        FNV1a.hex(endpoint, token ?? "")
+    /// A fingerprint of a receiver's URL and token (an empty token is none): 16 hex digits
+    /// of their 64-bit FNV-1a hash. It tells whether the destination changed, and says
+    /// nothing readable about it. The one rule every destination and `overland status` use.
+    public static func fingerprint(url: String, token: String?) -> String {
+        FNV1a.hex(url, token ?? "")
     }
 
     /// Forgets the failures and the backoff when they were against another receiver than

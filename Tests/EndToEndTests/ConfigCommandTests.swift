@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 
@@ -42,7 +43,7 @@ import Glibc
         try sandbox.configSucceeds("set", "trip.batch_size", "1000")
         let result = try sandbox.config("list", "--json")
         #expect(result.succeeded, "\(result)")
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: [String: Any]])
+        let object = try #require(try JSONScan.value(result.stdout) as? [String: [String: Any]])
         #expect(object.count == 39)
         #expect(object["trip.batch_size"]?["value"] as? String == "1000")
         #expect(object["trip.batch_size"]?["default"] as? Bool == false)
@@ -128,7 +129,7 @@ import Glibc
         #expect(sandbox.mode(sandbox.settingsPath) == 0o600)
         #expect(sandbox.mode(sandbox.directory.appending("config/overland")) == 0o700)
         #expect(sandbox.mode(sandbox.directory.appending("config")) == 0o700)
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(sandbox.fileBytes() ?? [])) as? [String: Any])
+        let object = try #require(try JSONScan.object(sandbox.fileBytes() ?? []))
         #expect((object["main"] as? [String: Any])?["batch_size"] as? Int == 1000)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: sandbox.directory.appending("config/overland"))
         #expect(leftovers.sorted() == ["settings.json", "settings.json.lock"], "no temporary file left behind")

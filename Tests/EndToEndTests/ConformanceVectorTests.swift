@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 
@@ -61,7 +62,7 @@ enum ConformanceVectors {
     static func expectedStatus(_ summary: [UInt8]) throws -> Int32 {
         // Not a journal (no or bad manifest): no JSON at all, exit 66 (section 14).
         if summary.isEmpty { return 66 }
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(summary)) as? [String: Any])
+        let object = try #require(try JSONScan.object(summary))
         if object["refused"] != nil { return 65 }
         let damaged = try #require(object["damaged"] as? [Any])
         let cursors = try #require(object["cursors"] as? [String: [String: Any]])
@@ -148,7 +149,7 @@ struct ConformanceVectorTests {
             #expect(result.exitStatus != 0 && result.stdout.isEmpty, "not a journal: \(result)")
             return
         }
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(expected)) as? [String: Any])
+        let object = try #require(try JSONScan.object(expected))
         if let refused = object["refused"] as? [String: String] {
             // A streaming reader may have passed on the segments before the refused file.
             #expect(result.exitStatus != 0)
@@ -186,7 +187,7 @@ struct ConformanceVectorTests {
             #expect(repair.exitStatus == 66, "\(repair.stderrText)")
             return
         }
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(expected)) as? [String: Any])
+        let object = try #require(try JSONScan.object(expected))
         guard object["refused"] == nil else {
             // A refused journal is left as it is: the user fixes it first.
             #expect(repair.exitStatus == 65, "\(repair.stderrText)")
@@ -198,7 +199,7 @@ struct ConformanceVectorTests {
         // A refused cursor is never rewritten: verify still refuses it after the repair.
         let refusedCursor = cursors.values.contains { $0["error"] != nil }
         #expect(after.exitStatus == (refusedCursor ? 65 : 0), "\(after.stdoutText) \(after.stderrText)")
-        let summary = try #require(try JSONSerialization.jsonObject(with: Data(after.stdout)) as? [String: Any])
+        let summary = try #require(try JSONScan.object(after.stdout))
         #expect((summary["damaged"] as? [Any])?.isEmpty == true, "\(after.stdoutText)")
         #expect(summary["tail"] is NSNull, "\(after.stdoutText)")
         #expect(summary["records"] as? Int == object["records"] as? Int)

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import OverlandJournal
 import Testing
@@ -57,7 +58,7 @@ import Glibc
         #expect(list.stdoutLines.first?.hasPrefix("default") == true && list.stdoutLines.last?.hasPrefix("traccar") == true)
         #expect(!list.stdoutText.contains("id=1"), "urls are shown without their query")
         let json = try Self.destination(sandbox, ["list", "--json"])
-        let array = try #require((try? JSONSerialization.jsonObject(with: Data(json.stdout))) as? [[String: Any]])
+        let array = try #require((try? JSONScan.value(json.stdout)) as? [[String: Any]])
         #expect(array.map { $0["name"] as? String } == ["default", "traccar"])
         let traccar = try #require(array.last)
         #expect(traccar["token"] as? Bool == true && traccar["device_id"] as? String == "van-42" && traccar["batch_size"] == nil)
@@ -154,7 +155,7 @@ import Glibc
         try Journal(path: sandbox.journal).advanceCursor(for: .default, to: 40)
         func sealed() throws -> Int? {
             let stats = try sandbox.overland.run(["journal", "stats", "--json", "--journal", sandbox.journal])
-            return ((try? JSONSerialization.jsonObject(with: Data(stats.stdout))) as? [String: Any])?["sealed_segments"] as? Int
+            return ((try? JSONScan.object(stats.stdout)))?["sealed_segments"] as? Int
         }
         #expect(try sealed() == 1)
         #expect(try Self.destination(sandbox, ["remove", "lagging"]).succeeded)

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import OverlandJournal
 import Testing
@@ -102,13 +103,13 @@ import Glibc
         #expect(status.stdoutText.contains("queued      \(logged) points"), "\(status.stdoutText)")
         #expect(status.stdoutText.contains("last error  ") && status.stdoutText.contains("500"), "\(status.stdoutText)")
         let json = try sandbox.overland.run(["status", "--json", "--journal", sandbox.journal])
-        let object = try #require((try? JSONSerialization.jsonObject(with: Data(json.stdout))) as? [String: Any])
+        let object = try #require((try? JSONScan.object(json.stdout)))
         let destinations = try #require(object["destinations"] as? [[String: Any]])
         #expect(destinations.map { $0["name"] as? String } == ["default", "backup"])
         #expect(destinations.first?["queued"] as? Int == logged && destinations.last?["queued"] as? Int == 0, "\(destinations)")
 
         let before = try sandbox.overland.run(["journal", "stats", "--json", "--journal", sandbox.journal])
-        let sealedBefore = ((try? JSONSerialization.jsonObject(with: Data(before.stdout))) as? [String: Any])?["sealed_segments"] as? Int
+        let sealedBefore = ((try? JSONScan.object(before.stdout)))?["sealed_segments"] as? Int
         #expect(sealedBefore == seals, "retention deleted segments the failing destination needs: \(before)")
 
         // Healthy again: the whole backlog goes, nothing lost, nothing twice.
@@ -120,7 +121,7 @@ import Glibc
         #expect(try Journal(path: sandbox.journal).backlog(for: .default) == 0)
         // Now both have passed them, retention deletes the sealed segments.
         let stats = try sandbox.overland.run(["journal", "stats", "--json", "--journal", sandbox.journal])
-        let counts = try #require((try? JSONSerialization.jsonObject(with: Data(stats.stdout))) as? [String: Any])
+        let counts = try #require((try? JSONScan.object(stats.stdout)))
         #expect((counts["sealed_segments"] as? Int ?? 99) <= 1, "only the newest segment stays: \(counts)")
         Figures.record("destinations: one down for a simulated day", "attempts of the failing destination", attempts)
         Figures.record("destinations: one down for a simulated day", "points delivered to each", logged)

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 import OverlandJSON
@@ -102,7 +103,7 @@ import Glibc
         let locations = try Self.makeJournal(sandbox)
         let geojson = try sandbox.overland(["export", "--journal", sandbox.source, "--format", "geojson"])
         #expect(geojson.succeeded, "\(geojson)")
-        let collection = try #require(try JSONSerialization.jsonObject(with: Data(geojson.stdout)) as? [String: Any])
+        let collection = try #require(try JSONScan.object(geojson.stdout))
         #expect(collection["type"] as? String == "FeatureCollection")
         #expect((collection["features"] as? [[String: Any]])?.count == 252)
         let count = try ToolRunner(executable: SystemTool.require("jq")).run(["-e", ".features | length"], stdin: geojson.stdout)

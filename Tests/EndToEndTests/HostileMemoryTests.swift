@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import OverlandJournal
 import Testing

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import OverlandJournal
 import Testing
@@ -105,8 +106,8 @@ import Glibc
         var points = 1000
         let sandbox = try SyncCrashTests.prepare(points: points)
         // Answers are drawn as requests come, and kept for the checks.
-        let generator = ReliabilityLocked(Soak.generator(0x5E_4BE4))
-        let answers = ReliabilityLocked<[Answer]>([])
+        let generator = Locked(Soak.generator(0x5E_4BE4))
+        let answers = Locked<[Answer]>([])
         let server = try LocalServer { _, _ in
             let answer = generator.withLock { Self.answer(&$0) }
             answers.withLock { $0.append(answer) }

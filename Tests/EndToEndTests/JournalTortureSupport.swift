@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 import OverlandJournal
@@ -47,7 +48,7 @@ enum Torture {
 
     /// A record line as journal-torture writes it: {"writer":W,"n":N,"pad":...}.
     static func parse(_ line: String, sequence: UInt64) throws -> Record {
-        guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+        guard let object = try JSONScan.object(line.utf8),
               let writer = object["writer"] as? String, let number = object["n"] as? Int else {
             throw ToolRunnerError(description: "record \(sequence) is not a torture record: \(line)")
         }

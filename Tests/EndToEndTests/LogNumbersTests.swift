@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import OverlandJSON
 import OverlandJournal
@@ -241,7 +242,7 @@ struct LogNumbersTests {
         #expect(sandbox.recordCount() >= 99)
         #expect(try sandbox.records().allSatisfy { $0.properties["trip_id"] == nil }, "no point of 2020 carries the trip's id")
         let trip = try sandbox.overlandJournal("trip", "--json")
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(trip.stdout)) as? [String: Any], "\(trip)")
+        let object = try #require(try JSONScan.object(trip.stdout), "\(trip)")
         #expect(object["points"] as? Int == 0 && object["distance"] as? Int == 0, "\(object)")
         let status = try sandbox.overlandJournal("status")
         #expect(status.stdoutText.contains("car for ") && status.stdoutText.contains(", 0 m"), "\(status.stdoutText)")
@@ -267,7 +268,7 @@ struct LogNumbersTests {
         }
         try appender.commit()
         let shown = try sandbox.overlandJournal("trip", "--json")
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(shown.stdout)) as? [String: Any], "\(shown)")
+        let object = try #require(try JSONScan.object(shown.stdout), "\(shown)")
         #expect(object["points"] as? Int == 0, "\(object)")
     }
 }

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 
@@ -98,7 +99,7 @@ struct LogRecordFormatTests {
         #expect(zcat.stdoutLines.count == 31 + 50)
         #expect(zcat.stdoutLines == (try sandbox.records()).map(\.line), "zcat prints exactly the records")
         for line in zcat.stdoutLines {
-            #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) is [String: Any])
+            #expect((try? JSONScan.value(line.utf8)) is [String: Any])
         }
         let verify = try sandbox.overlandJournal("journal", "verify")
         #expect(verify.succeeded, "\(verify)")

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 
@@ -218,7 +219,7 @@ struct LogSettingsTests {
         #expect(first.hasPrefix("settings ") && first.contains("line 3") && first.contains("\"min_tme\""), "\(status.stdoutText)")
         #expect(status.stdoutLines.filter { $0.hasPrefix("settings ") }.count == 2, "\(status.stdoutText)")
         let json = try sandbox.overland.run(["status", "--json", "--journal", sandbox.journal])
-        let object = try #require((try? JSONSerialization.jsonObject(with: Data(json.stdout))) as? [String: Any])
+        let object = try #require((try? JSONScan.object(json.stdout)))
         #expect((object["settings_problems"] as? [String])?.count == 2, "\(json.stdoutText)")
         let config = try sandbox.overland.run(["config", "list"])
         #expect(config.exitStatus == 78 && config.stderrText.contains("line 3"), "\(config)")

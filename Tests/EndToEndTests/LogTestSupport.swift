@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import OverlandJournal
 import Testing
@@ -43,7 +44,7 @@ enum LogSamples {
     static func truth(_ name: String) throws -> [LogTruthFix] {
         let text = String(decoding: try bytes(fixtures + "/gpsd/\(name).truth.jsonl"), as: UTF8.self)
         return try text.split(separator: "\n").map { line in
-            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+            guard let object = try JSONScan.object(line.utf8),
                   let fix = LogTruthFix(object) else {
                 throw ToolRunnerError(description: "not a gpsd truth fix: \(line)")
             }
@@ -225,7 +226,7 @@ final class LogSandbox: @unchecked Sendable {
         var records: [LogRecord] = []
         while let record = try reader.next() {
             let line = String(decoding: record.line, as: UTF8.self)
-            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+            guard let object = try JSONScan.object(line.utf8) else {
                 throw ToolRunnerError(description: "record \(record.sequence) is not a JSON object: \(line)")
             }
             records.append(LogRecord(sequence: record.sequence, line: line, object: object))

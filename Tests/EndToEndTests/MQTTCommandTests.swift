@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import OverlandJournal
 import Testing
@@ -226,12 +227,12 @@ import Glibc
         #expect(logged.stderrText.contains("'overland config set tracking_mode standard'"), "\(logged.stderrText)")
         // Scripts see it too: status --json names it, and null once tracking is on again.
         let json = try sandbox.overland.run(["status", "--journal", sandbox.journal, "--json"])
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout)) as? [String: Any], "\(json)")
+        let object = try #require(try JSONScan.object(json.stdout), "\(json)")
         let line = try #require(object["tracking_off"] as? String, "\(json.stdoutText)")
         #expect(line.contains("tracking is off since ") && line.contains("set by a local command (overland)"), "\(line)")
         try #require(try sandbox.overland.run(["config", "set", "tracking_mode", "standard"]).succeeded)
         let on = try sandbox.overland.run(["status", "--journal", sandbox.journal, "--json"])
-        let onObject = try #require(try JSONSerialization.jsonObject(with: Data(on.stdout)) as? [String: Any], "\(on)")
+        let onObject = try #require(try JSONScan.object(on.stdout), "\(on)")
         #expect(onObject["tracking_off"] is NSNull, "\(on.stdoutText)")
     }
 

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 
@@ -210,5 +211,5 @@ struct PrivateCA {
 
 /// Decodes one OwnTracks payload (JSON) into a dictionary.
 func ownTracksMessage(_ payload: String) -> [String: Any]? {
-    (try? JSONSerialization.jsonObject(with: Data(payload.utf8))) as? [String: Any]
+    (try? JSONScan.object(payload.utf8))
 }

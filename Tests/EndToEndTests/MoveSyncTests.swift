@@ -1,7 +1,5 @@
+import TestSupport
 import Foundation
-import NIOCore
-import NIOHTTP1
-import NIOPosix
 import Testing
 import OverlandJournal
 
@@ -30,8 +28,8 @@ import Glibc
     @Test(arguments: cases)
     func everyPointIsDeliveredExactlyOnceAcrossBothJournals(_ testCase: Case) async throws {
         let sandbox = try MoveSandbox(prefix: "overland-move-sync")
-        let server = try await PointServer()
-        defer { Task { await server.stop() } }
+        let server = try PointServer()
+        defer { server.stop() }
         let sync = SyncRunner(sandbox: sandbox, url: server.url)
 
         // A logger that has synced its first 60 points, then recorded 85 more offline.
@@ -84,8 +82,8 @@ import Glibc
     ])
     func aSyncOfTheSourceWhileAMoveIsPendingSendsNothing(fault: String) async throws {
         let sandbox = try MoveSandbox(prefix: "overland-move-sync")
-        let server = try await PointServer()
-        defer { Task { await server.stop() } }
+        let server = try PointServer()
+        defer { server.stop() }
         let sync = SyncRunner(sandbox: sandbox, url: server.url)
         let lines = try MoveRecords.makeSource(at: sandbox.source, cursor: 0)
         #expect(try sandbox.move(fault: fault).termination == .signaled(SIGKILL))
@@ -120,77 +118,24 @@ struct SyncRunner {
     }
 }
 
-/// An Overland server on 127.0.0.1 that answers every request `{"result":"ok"}` and keeps
-/// the timestamp of every point it received, in order.
+/// An Overland server on 127.0.0.1 (LocalServer) that answers every request
+/// `{"result":"ok"}`; the timestamps of the points it received, in order.
 final class PointServer: Sendable {
-    private let channel: Channel
-    private let points: PointLog
+    private let server: LocalServer
     let url: String
 
-    init() async throws {
-        let points = PointLog()
-        self.points = points
-        channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                    try channel.pipeline.syncOperations.addHandler(PointHandler(points: points))
-                }
-            }
-            .bind(host: "127.0.0.1", port: 0).get()
-        url = "http://127.0.0.1:\(channel.localAddress!.port!)/"
+    init() throws {
+        server = try LocalServer()
+        url = server.baseURL + "/"
     }
 
     /// Every point's timestamp, in the order received.
-    var received: [String] { points.all }
-
-    func stop() async {
-        try? await channel.close()
-    }
-}
-
-private final class PointHandler: ChannelInboundHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias OutboundOut = HTTPServerResponsePart
-
-    private let points: PointLog
-    private var body: [UInt8] = []
-
-    init(points: PointLog) {
-        self.points = points
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case .head:
-            body.removeAll(keepingCapacity: true)
-        case .body(let buffer):
-            buffer.withUnsafeReadableBytes { body.append(contentsOf: $0) }
-        case .end:
-            let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]
-            let locations = object?["locations"] as? [[String: Any]] ?? []
-            let times = locations.compactMap { ($0["properties"] as? [String: Any])?["timestamp"] as? String }
-            points.append(times)
-            let text = #"{"result":"ok"}"#
-            var headers = HTTPHeaders()
-            headers.add(name: "Content-Length", value: String(text.utf8.count))
-            headers.add(name: "Content-Type", value: "application/json")
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
-            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: text)))), promise: nil)
-            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+    var received: [String] {
+        server.requests.flatMap { request -> [String] in
+            let locations = (try? JSONScan.object(request.body))??["locations"] as? [[String: Any]] ?? []
+            return locations.compactMap { ($0["properties"] as? [String: Any])?["timestamp"] as? String }
         }
     }
-}
 
-/// The points received, behind a lock (the server's event loop writes, the test reads).
-final class PointLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var times: [String] = []
-
-    var all: [String] { lock.withLock { times } }
-
-    func append(_ more: [String]) {
-        lock.withLock { times.append(contentsOf: more) }
-    }
+    func stop() { server.stop() }
 }

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 
@@ -58,7 +59,7 @@ import Glibc
         #expect(log.succeeded, "\(log)")
         let stats = try package.run("overland", ["journal", "stats", "--journal", journal, "--json"], environment: environment)
         #expect(stats.succeeded, "\(stats)")
-        let object = try JSONSerialization.jsonObject(with: Data(stats.stdout)) as? [String: Any]
+        let object = try JSONScan.object(stats.stdout)
         let points = try #require(object?["records"] as? Int, "\(stats.stdoutText)")
         #expect(points > 0)
         let status = try package.run("overland", ["status", "--journal", journal, "--json"], environment: environment)
@@ -90,7 +91,7 @@ import Glibc
         let result = logger.wait()
         #expect(result.termination == .exited(0), "\(result)")
         let stats = try package.run("overland", ["journal", "stats", "--journal", journal, "--json"], environment: environment)
-        let object = try JSONSerialization.jsonObject(with: Data(stats.stdout)) as? [String: Any]
+        let object = try JSONScan.object(stats.stdout)
         let records = try #require(object?["records"] as? Int, "\(stats)")
         #expect(records > 0, "nothing committed before exit")
     }

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 import OverlandJSON
@@ -140,7 +141,7 @@ import Glibc
         #expect(text.stdoutText.contains("to        \(ISO8601UTC.string(from: MoveRecords.t0 + 64))"), "\(text.stdoutText)")
         #expect(text.stdoutText.contains("per point"), "\(text.stdoutText)")
         let json = try sandbox.overland(["journal", "stats", "--journal", sandbox.source, "--json"])
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout)) as? [String: Any])
+        let object = try #require(try JSONScan.object(json.stdout))
         #expect(object["records"] as? Int == lines.count)
         #expect(object["sent"] as? Int == 27)
         #expect(object["unsent"] as? Int == 38)

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import OverlandJournal
 import Testing
@@ -16,7 +17,7 @@ import Testing
         func start() throws -> LocalServer {
             let stored = self.stored, dropped = self.dropped
             return try LocalServer { _, request in
-                let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any]
+                let object = (try? JSONScan.object(request.body))
                 for location in object?["locations"] as? [[String: Any]] ?? [] {
                     let properties = location["properties"] as? [String: Any] ?? [:]
                     let whole = ["speed", "speed_accuracy", "course_accuracy", "altitude", "course",

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import OverlandJournal
 import Testing
@@ -31,7 +32,7 @@ import Testing
     private func cursor(_ sandbox: LogSandbox) throws -> UInt64 { try Journal(path: sandbox.journal).cursor() }
 
     private static func object(_ request: LocalServer.Request) -> [String: Any] {
-        (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any] ?? [:]
+        (try? JSONScan.object(request.body)) ?? [:]
     }
 
     // MARK: - traccar

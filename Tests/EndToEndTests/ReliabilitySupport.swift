@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import OverlandJournal
 import Testing
@@ -275,7 +276,7 @@ struct Delivery {
         for (index, line) in lines.enumerated() where position[line] == nil { position[line] = index }
         for (number, request) in requests.enumerated() {
             guard let raw = Self.rawLocations(request.body),
-                  let array = try? JSONSerialization.jsonObject(with: Data(raw.utf8)) as? [Any] else {
+                  let array = try? JSONScan.value(raw.utf8) as? [Any] else {
                 Issue.record("request \(number) has no locations array: \(request.bodyText.prefix(200))", sourceLocation: sourceLocation)
                 continue
             }
@@ -414,20 +415,6 @@ func copyTree(_ source: String, to destination: String) throws {
 /// Sleeps the calling thread for `milliseconds`.
 func sleepMilliseconds(_ milliseconds: Int) {
     if milliseconds > 0 { usleep(UInt32(milliseconds) * 1000) }
-}
-
-/// A value behind a lock, for state a server script shares.
-final class ReliabilityLocked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) { self.value = value }
-
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
 }
 
 /// A named pipe whose write end the test holds, for a logger that must see a live input

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import OverlandJournal
 import Testing
@@ -50,7 +51,7 @@ import Testing
         #expect(lateBlock.contains("queued     0 points") && lateBlock.contains("last sent  never"), "\(text)")
 
         let json = try sandbox.overland.run(["status", "--json", "--journal", sandbox.journal], environment: Self.environment(30))
-        let object = try #require((try? JSONSerialization.jsonObject(with: Data(json.stdout))) as? [String: Any])
+        let object = try #require((try? JSONScan.object(json.stdout)))
         #expect(object["queued"] is NSNull, "\(json.stdoutText)")
 
         let stats = try sandbox.overland.run(["journal", "stats", "--journal", sandbox.journal])
@@ -58,7 +59,7 @@ import Testing
         #expect(stats.stdoutLines.contains("  backup: 50 sent, 70 unsent (cursor 50)"), "\(stats.stdoutText)")
         #expect(stats.stdoutLines.contains("  late: 0 sent, 120 passed over when it was added, 0 unsent (cursor 120)"), "\(stats.stdoutText)")
         let statsJSON = try sandbox.overland.run(["journal", "stats", "--json", "--journal", sandbox.journal])
-        let statsObject = try #require((try? JSONSerialization.jsonObject(with: Data(statsJSON.stdout))) as? [String: Any])
+        let statsObject = try #require((try? JSONScan.object(statsJSON.stdout)))
         let readers = try #require(statsObject["readers"] as? [String: [String: Any]])
         #expect(readers["late"]?["sent"] as? Int == 0 && readers["late"]?["passed_when_added"] as? Int == 120, "\(statsJSON.stdoutText)")
         #expect(readers["backup"]?["sent"] as? Int == 50, "\(statsJSON.stdoutText)")
@@ -92,7 +93,7 @@ import Testing
         #expect(lines.dropFirst().first == "The overland service logs as the overland user, to \(packaged); to see it:", "\(status.stdoutText)")
         #expect(lines.dropFirst(2).first == "  sudo -u overland -H overland status", "\(status.stdoutText)")
         let json = try sandbox.overland.run(["status", "--json"], environment: ["OVERLAND_PACKAGED_JOURNAL": packaged])
-        let object = try #require((try? JSONSerialization.jsonObject(with: Data(json.stdout))) as? [String: Any])
+        let object = try #require((try? JSONScan.object(json.stdout)))
         #expect(object["packaged_journal"] as? String == packaged, "\(json.stdoutText)")
         // No packaged journal: no hint.
         let plain = try sandbox.overland.run(["status"], environment: ["OVERLAND_PACKAGED_JOURNAL": packaged + "-absent"])

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import OverlandJournal
 import Testing
@@ -34,7 +35,7 @@ import Glibc
         var points = chunk
         let sandbox = try Self.prepare(points: points)
         var random = Soak.generator(0x5_C_C4A5)
-        let delays = ReliabilityLocked(SeededGenerator(seed: random.next()))
+        let delays = Locked(SeededGenerator(seed: random.next()))
         let server = try LocalServer { _, _ in
             LocalServer.ok(delay: .milliseconds(delays.withLock { Int.random(in: 0...4, using: &$0) }))
         }

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 
@@ -16,7 +17,7 @@ import Testing
     static func stats(_ sandbox: ReliabilitySandbox) throws -> [String: Any] {
         let result = try sandbox.overland.run(["journal", "stats", "--json", "--journal", sandbox.journal])
         #expect(result.succeeded, "\(result)")
-        return (try? JSONSerialization.jsonObject(with: Data(result.stdout))) as? [String: Any] ?? [:]
+        return (try? JSONScan.object(result.stdout)) ?? [:]
     }
 
 
@@ -73,7 +74,7 @@ import Testing
         let result = try sandbox.sync.run(["--journal", sandbox.journal, "--url", server.url, "--now"])
         #expect(result.exitStatus == 0, "\(result)")
         let request = try #require(server.requests.first)
-        let object = try #require((try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any])
+        let object = try #require((try? JSONScan.object(request.body)))
         #expect((object["tst"] as? NSNumber)?.int64Value == SyntheticDrive.time(109), "\(request.bodyText)")
         let stats = try Self.stats(sandbox)
         #expect(stats["sent"] as? Int == 1 && stats["skipped"] as? Int == 14, "\(stats)")

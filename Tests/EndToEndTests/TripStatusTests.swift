@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 
@@ -22,7 +23,7 @@ enum StatusCommandFiles {
         let result = try zcat.run(["-c", "cat \"$0\"/segments/*.jsonl.gz | gzip -dc", sandbox.journal])
         #expect(result.exitStatus == 0, "\(result)")
         return try result.stdoutLines.map { line in
-            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            try #require(try JSONScan.object(line.utf8))
         }
     }
 
@@ -40,7 +41,7 @@ enum StatusCommandFiles {
             let deadline = ContinuousClock.now + ToolRunner.hangGuard
             while ContinuousClock.now < deadline {
                 let stats = try sandbox.overland.run(["journal", "stats", "--journal", sandbox.journal, "--json"])
-                if let object = try? JSONSerialization.jsonObject(with: Data(stats.stdout)) as? [String: Any],
+                if let object = try? JSONScan.object(stats.stdout),
                    (object["records"] as? Int ?? 0) >= count { return }
                 usleep(100_000)
             }
@@ -68,7 +69,7 @@ enum StatusCommandFiles {
         let last = try #require(during.epochs.last).time
         while Int64(Date().timeIntervalSince1970) <= last { usleep(200_000) }
         let running = try sandbox.overland.run(["trip", "--journal", sandbox.journal, "--json"])
-        let trip = try #require(try JSONSerialization.jsonObject(with: Data(running.stdout)) as? [String: Any], "\(running)")
+        let trip = try #require(try JSONScan.object(running.stdout), "\(running)")
         #expect(trip["mode"] as? String == "bicycle")
         let runningPoints = trip["points"] as? Int ?? 0
         #expect(runningPoints >= 14, "\(trip)")
@@ -186,7 +187,7 @@ enum StatusCommandFiles {
         #expect(!StatusCommandFiles.exists(defaultJournal), "status creates nothing")
         let json = try sandbox.overland.run(["status", "--json"])
         #expect(json.exitStatus == 0, "\(json)")
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout)) as? [String: Any], "\(json)")
+        let object = try #require(try JSONScan.object(json.stdout), "\(json)")
         #expect(object["queued"] as? Int == 0 && object["last"] is NSNull, "\(object)")
         #expect(object["journal"] as? String == defaultJournal)
 
@@ -222,7 +223,7 @@ enum StatusCommandFiles {
         #expect(!text.stdoutText.contains("4242") && !text.stdoutText.contains("secret") && text.stdoutText.contains("(token ••••)"),
                 "no part of the token shown: \(text.stdoutText)")
         let json = try sandbox.overland.run(["status", "--journal", sandbox.journal, "--json"])
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout)) as? [String: Any], "\(json)")
+        let object = try #require(try JSONScan.object(json.stdout), "\(json)")
         #expect(object["queued"] as? Int == 5597)
         #expect(Self.properties(object["last"] as? [String: Any] ?? [:])["timestamp"] as? String == "2020-02-14T19:44:19Z")
         #expect(object["trip"] is NSNull)

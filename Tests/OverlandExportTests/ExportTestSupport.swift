@@ -7,20 +7,6 @@ import OverlandJournal
 import Glibc
 #endif
 
-/// A private temporary directory for one test, removed with its contents.
-final class ExportTestDirectory {
-    let path: String
-
-    init() throws {
-        let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        var template = Array((base + "/overland-export-test-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw ExportTestFailure("mkdtemp failed") }
-        path = String(decoding: UnsafeRawBufferPointer(start: made, count: strlen(made)), as: UTF8.self)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
-
 struct ExportTestFailure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 import OverlandExport
@@ -31,7 +32,7 @@ import Glibc
     }
 
     @Test func aDriveImportedAfterANewerOneComesOutOldestFirstInEveryFormat() throws {
-        let directory = try ExportTestDirectory()
+        let directory = try TemporaryDirectory()
         let newer = (0..<30).map { locationLine($0, time: Self.t2024 + Int64($0)) }
         let older = (0..<30).map { locationLine($0, time: Self.t2020 + Int64($0)) }
         let journal = try makeJournal(at: directory.path + "/j", lines: newer + older, perSegment: 17)
@@ -50,7 +51,7 @@ import Glibc
         #expect(gpx.components(separatedBy: "<trkseg>").count - 1 == 2)
 
         let (geojson, _, _) = try exportText(journal, ExportOptions(format: .geojson))
-        let collection = try #require(try JSONSerialization.jsonObject(with: Data(geojson.utf8)) as? [String: Any])
+        let collection = try #require(try JSONScan.object(geojson.utf8))
         let features = try #require(collection["features"] as? [[String: Any]])
         let times = features.compactMap { ($0["properties"] as? [String: Any])?["timestamp"] as? String }
         #expect(times == expected)
@@ -58,7 +59,7 @@ import Glibc
 
     @Test(arguments: [1, 7, 100, 10_000])
     func shuffledTimesSortStablyThroughManyRuns(chunk: Int) throws {
-        let directory = try ExportTestDirectory()
+        let directory = try TemporaryDirectory()
         var generator = SeededGenerator(seed: UInt64(chunk))
         // 1,200 points at 300 distinct seconds in random order, an action and a trip among them.
         var lines: [(time: Int64, line: String)] = []
@@ -81,12 +82,12 @@ import Glibc
         // Stable: equal times keep the order logged.
         let expected = lines.enumerated().sorted { a, b in a.element.time != b.element.time ? a.element.time < b.element.time : a.offset < b.offset }
             .map(\.element.line)
-        let collection = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+        let collection = try #require(try JSONScan.object(bytes))
         let features = try #require(collection["features"] as? [[String: Any]])
         try #require(features.count == expected.count)
         let written = try features.map { String(decoding: try JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys]), as: UTF8.self) }
         let wanted = try expected.map { line -> String in
-            let object = try JSONSerialization.jsonObject(with: Data(line.utf8))
+            let object = try JSONScan.value(line.utf8)
             return String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
         }
         #expect(written == wanted)
@@ -105,7 +106,7 @@ import Glibc
     }
 
     @Test func aJournalInTimeOrderMakesNoTemporaryFile() throws {
-        let directory = try ExportTestDirectory()
+        let directory = try TemporaryDirectory()
         let lines = (0..<500).map { locationLine($0, time: Self.t2024 + Int64($0 / 3)) } + [tripLine(start: Self.t2024, end: Self.t2024 + 200)]
         let journal = try makeJournal(at: directory.path + "/j", lines: lines, perSegment: 60)
         var options = ExportOptions(format: .csv)
@@ -123,7 +124,7 @@ import Glibc
     }
 
     @Test func theWindowAndUnsentFiltersApplyBeforeTheSort() throws {
-        let directory = try ExportTestDirectory()
+        let directory = try TemporaryDirectory()
         let newer = (0..<40).map { locationLine($0, time: Self.t2024 + Int64($0)) }
         let older = (0..<40).map { locationLine($0, time: Self.t2020 + Int64($0)) }
         let journal = try makeJournal(at: directory.path + "/j", lines: newer + older)
@@ -144,7 +145,7 @@ import Glibc
     }
 
     @Test func aTemporaryDirectoryThatCannotBeWrittenIsAClearError() throws {
-        let directory = try ExportTestDirectory()
+        let directory = try TemporaryDirectory()
         let lines = [locationLine(0, time: Self.t2024), locationLine(1, time: Self.t2020), locationLine(2, time: Self.t2020 + 1)]
         let journal = try makeJournal(at: directory.path + "/j", lines: lines)
         var options = ExportOptions(format: .csv)

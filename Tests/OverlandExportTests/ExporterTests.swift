@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 @testable import OverlandExport
@@ -8,7 +9,7 @@ import OverlandJournal
     static let t0: Int64 = 1_795_000_000 // 2026-11-18T11:06:40Z
 
     @Test func gpxHoldsEveryPointInOrderWithTimeElevationSpeedAndCourse() throws {
-        let directory = try ExportTestDirectory()
+        let directory = try TemporaryDirectory()
         var lines = (0..<120).map { locationLine($0, time: Self.t0 + Int64($0) * 5) }
         lines.insert(actionLine(time: Self.t0 + 100), at: 20)
         lines.append(tripLine(start: Self.t0, end: Self.t0 + 600))
@@ -26,7 +27,7 @@ import OverlandJournal
     }
 
     @Test func gpxStartsANewSegmentAfterAGapAndLeavesUnknownsOut() throws {
-        let directory = try ExportTestDirectory()
+        let directory = try TemporaryDirectory()
         let lines = [
             locationLine(0, time: Self.t0),
             locationLine(1, time: Self.t0 + 10, speed: -1, course: -1, altitude: 0, verticalAccuracy: -1),
@@ -46,7 +47,7 @@ import OverlandJournal
     }
 
     @Test func gpxEscapesTheTrackName() throws {
-        let directory = try ExportTestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try makeJournal(at: directory.path + "/j", lines: [locationLine(0, time: Self.t0)], deviceID: "a<b>&\"c'")
         var options = ExportOptions(format: .gpx)
         options.creator = "x & y"
@@ -56,13 +57,13 @@ import OverlandJournal
     }
 
     @Test func geojsonIsAFeatureCollectionOfTheStoredLines() throws {
-        let directory = try ExportTestDirectory()
+        let directory = try TemporaryDirectory()
         var lines = (0..<30).map { locationLine($0, time: Self.t0 + Int64($0)) }
         lines.append(actionLine(time: Self.t0 + 40))
         let journal = try makeJournal(at: directory.path + "/j", lines: lines, perSegment: 7)
         let (text, summary, _) = try exportText(journal, ExportOptions(format: .geojson))
         #expect(summary.written == 31)
-        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        let parsed = try #require(try JSONScan.object(text.utf8))
         #expect(parsed["type"] as? String == "FeatureCollection")
         #expect((parsed["features"] as? [Any])?.count == 31)
         // Each Feature exactly as stored, one per line.
@@ -75,7 +76,7 @@ import OverlandJournal
     }
 
     @Test func emptyJournalGivesValidEmptyDocuments() throws {
-        let directory = try ExportTestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.path + "/j", create: true)
         #expect(try exportText(journal, ExportOptions(format: .geojson)).text == "{\"type\":\"FeatureCollection\",\"features\":[\n]}\n")
         #expect(try exportText(journal, ExportOptions(format: .csv)).text.split(separator: "\r\n").count == 1)
@@ -83,7 +84,7 @@ import OverlandJournal
     }
 
     @Test func csvHasAHeaderAndQuotesPerRFC4180() throws {
-        let directory = try ExportTestDirectory()
+        let directory = try TemporaryDirectory()
         let lines = [
             locationLine(0, time: Self.t0, wifi: "home, \"net\"", trip: "2026-11-18T11:00:00Z"),
             locationLine(1, time: Self.t0 + 1, speed: -1, course: -1, wifi: "line\nbreak"),
@@ -124,7 +125,7 @@ import OverlandJournal
     }
 
     @Test func csvNeutralisesTheTextColumnsAndKeepsNumbers() throws {
-        let directory = try ExportTestDirectory()
+        let directory = try TemporaryDirectory()
         let lines = [locationLine(0, time: Self.t0, latitude: -33.8, longitude: -70.6, wifi: "=HYPERLINK(\"http://evil\",\"x\")",
                                   device: "@SUM(1)", trip: "-2+3")]
         let journal = try makeJournal(at: directory.path + "/j", lines: lines)
@@ -134,7 +135,7 @@ import OverlandJournal
     }
 
     @Test func theTimeWindowIncludesBothEnds() throws {
-        let directory = try ExportTestDirectory()
+        let directory = try TemporaryDirectory()
         var lines = (0..<100).map { locationLine($0, time: Self.t0 + Int64($0) * 60) }
         lines.append(tripLine(start: Self.t0, end: Self.t0 + 30 * 60))
         let journal = try makeJournal(at: directory.path + "/j", lines: lines, perSegment: 13)
@@ -147,7 +148,7 @@ import OverlandJournal
     }
 
     @Test func sentRecordsAreIncludedUnlessUnsentOnly() throws {
-        let directory = try ExportTestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try makeJournal(at: directory.path + "/j", lines: (0..<60).map { locationLine($0, time: Self.t0 + Int64($0)) })
         try journal.advanceCursor(to: 45)
         #expect(try exportText(journal, ExportOptions(format: .csv)).summary.written == 60)
@@ -157,7 +158,7 @@ import OverlandJournal
     }
 
     @Test func outputStreamsInBoundedChunks() throws {
-        let directory = try ExportTestDirectory()
+        let directory = try TemporaryDirectory()
         let lines = (0..<4000).map { locationLine($0, time: Self.t0 + Int64($0)) }
         let journal = try makeJournal(at: directory.path + "/j", lines: lines, perCommit: 200, perSegment: 1000)
         var largest = 0

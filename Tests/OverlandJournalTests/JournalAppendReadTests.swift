@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 @testable import OverlandJournal
@@ -17,7 +18,7 @@ import Glibc
     ]
 
     @Test func appendCommitReadRoundTrip() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         let appender = try JournalAppender(journal: journal)
         var written: [String] = []
@@ -50,7 +51,7 @@ import Glibc
     }
 
     @Test func uncommittedRecordsAreNotReadable() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         let appender = try JournalAppender(journal: journal)
         try appender.append(Array(recordLine("a", 0).utf8))
@@ -65,7 +66,7 @@ import Glibc
     }
 
     @Test func commitIsDueByIntervalAndBytes() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         var policy = JournalPolicy()
         policy.commitInterval = 5
         policy.commitBytes = 1000
@@ -83,7 +84,7 @@ import Glibc
     }
 
     @Test func aBulkImportCommitsByItsOwnSize() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         var policy = JournalPolicy()
         policy.commitBytes = 1000
         policy.bulkCommitBytes = 3000
@@ -102,7 +103,7 @@ import Glibc
     /// the end.
     @Test(arguments: middleStarts)
     func readFromTheMiddle(from: UInt64) throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         let appender = try JournalAppender(journal: journal)
         var written: [String] = []
@@ -122,7 +123,7 @@ import Glibc
     }
 
     @Test func segmentsAreGzipFilesThatZcatReads() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         let appender = try JournalAppender(journal: journal)
         var written: [String] = []
@@ -151,7 +152,7 @@ import Glibc
 
     /// Every member is laid out as section 5 says, byte for byte.
     @Test func membersFollowTheSpecifiedLayout() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         let appender = try JournalAppender(journal: journal)
         try commit((0..<3).map { recordLine("h", $0) }, to: appender, wallClock: 1_700_000_000)
@@ -196,7 +197,7 @@ import Glibc
     /// A member built from the spec alone (not by the library) is read back: the format
     /// document is enough to write a journal.
     @Test func readsAMemberBuiltFromTheSpec() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         let lines = [recordLine("spec", 0), recordLine("spec", 1)]
         let payload = Array(lines.map { $0 + "\n" }.joined().utf8)
@@ -211,13 +212,13 @@ import Glibc
     /// After a failed write an appender rewrites the same numbers into a new segment: where
     /// two segments overlap, the later one wins, for readers and for recovery (section 4).
     @Test func laterSegmentTakesPrecedence() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         let appender = try JournalAppender(journal: journal)
         let early = (0..<5).map { recordLine("old", $0) }
         try commit(early, to: appender)
         // A copy of the journal at this point writes x5..x7 into a new segment named 5.
-        let copy = try TestDirectory()
+        let copy = try TemporaryDirectory()
         try Files.copyTree(directory.journal, to: copy.journal)
         let other = try JournalAppender(journal: Journal(path: copy.journal))
         try other.sealActive()
@@ -257,7 +258,7 @@ import Glibc
 
     @Test(arguments: invalidRecords)
     func invalidRecordsAreRefused(name: String, line: [UInt8]) throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         let appender = try JournalAppender(journal: journal)
         try appender.append(Array(recordLine("ok", 0).utf8))
@@ -273,7 +274,7 @@ import Glibc
     }
 
     @Test func aRecordOfExactlyTheLimitIsAccepted() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         let appender = try JournalAppender(journal: journal)
         let line = "{\"p\":\"" + String(repeating: "x", count: 65_536 - 8) + "\"}"
@@ -285,7 +286,7 @@ import Glibc
 
     /// A large commit becomes several members, each within the readers' limits.
     @Test func aLargeCommitIsSplitIntoMembers() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         var policy = JournalPolicy()
         policy.commitBytes = .max

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 @testable import OverlandJournal
@@ -19,7 +20,7 @@ import Glibc
     }
 
     @Test func backgroundCommitsKeepEveryRecordInOrder() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         let appender = try JournalAppender(journal: journal, policy: Self.bulkPolicy())
         var written: [String] = []
@@ -42,7 +43,7 @@ import Glibc
     }
 
     @Test func aFailedBackgroundCommitGivesItsRecordsBack() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         let appender = try JournalAppender(journal: journal, policy: Self.bulkPolicy())
         let first = (0..<40).map { recordLine("first", $0) }
@@ -65,7 +66,7 @@ import Glibc
     }
 
     @Test func aFailureJoinedByAPolicyChangeIsStillReported() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         let appender = try JournalAppender(journal: journal, policy: Self.bulkPolicy())
         try commit((0..<5).map { recordLine("first", $0) }, to: appender)
@@ -84,7 +85,7 @@ import Glibc
     }
 
     @Test func aLargeMemberSegmentIsSealedInPlace() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         let appender = try JournalAppender(journal: journal, policy: Self.bulkPolicy(segmentMaxBytes: 1 << 20))
         var written: [String] = []
@@ -114,7 +115,7 @@ import Glibc
     }
 
     @Test func smallMembersAreRecompressedWhenSealed() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         let appender = try JournalAppender(journal: journal, policy: Self.bulkPolicy(segmentMaxBytes: 1 << 20))
         var written: [String] = []

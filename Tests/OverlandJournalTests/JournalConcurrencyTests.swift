@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 @testable import OverlandJournal
@@ -12,7 +13,7 @@ import Glibc
 /// serialises them as it would two processes.
 @Suite struct JournalConcurrencyTests {
     @Test func interleavedAppendersShareTheNumbering() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         var policy = JournalPolicy()
         policy.segmentMaxBytes = 600
         let a = try JournalAppender(journal: Journal(path: directory.journal, create: true), policy: policy)
@@ -38,7 +39,7 @@ import Glibc
     /// file happens to have exactly that size: A must still notice that the file changed and
     /// must not append after the seal.
     @Test func appenderNoticesASealOfTheSameSize() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         let a = try JournalAppender(journal: journal)
         var written: [String] = []
@@ -89,7 +90,7 @@ import Glibc
     /// An appender that finds a torn tail left by another appender's crash cuts it before
     /// writing, under the lock, without losing the other's committed records.
     @Test func appenderCutsATailLeftByAnotherAppender() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let a = try JournalAppender(journal: Journal(path: directory.journal, create: true))
         let b = try JournalAppender(journal: Journal(path: directory.journal))
         try commit([recordLine("a", 0), recordLine("a", 1)], to: a)

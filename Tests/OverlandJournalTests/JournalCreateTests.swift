@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 @testable import OverlandJournal
@@ -8,14 +9,14 @@ import Glibc
 
 @Suite struct JournalCreateTests {
     @Test func createWritesTheManifestPrivately() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true, deviceID: "van", now: 1_700_000_000)
 
         let manifestPath = directory.journal + "/manifest.json"
         let bytes = try Files.bytes(manifestPath)
         #expect(bytes.last == UInt8(ascii: "\n"))
         #expect(bytes.filter { $0 == UInt8(ascii: "\n") }.count == 1, "one JSON object on one line")
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+        let object = try #require(try JSONScan.object(bytes))
         #expect(Set(object.keys) == ["format", "version", "journal_id", "device_id", "created"])
         #expect(object["format"] as? String == "overland-journal")
         #expect(object["version"] as? Int == 1)
@@ -33,7 +34,7 @@ import Glibc
     }
 
     @Test func reopeningReadsTheSameIdentity() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let created = try Journal(path: directory.journal, create: true, deviceID: "van", now: 1_700_000_000)
         let manifestBefore = try Files.bytes(directory.journal + "/manifest.json")
 
@@ -48,13 +49,13 @@ import Glibc
     }
 
     @Test func twoJournalsHaveDifferentIdentities() throws {
-        let first = try TestDirectory()
-        let second = try TestDirectory()
+        let first = try TemporaryDirectory()
+        let second = try TemporaryDirectory()
         #expect(try Journal(path: first.journal, create: true).id != Journal(path: second.journal, create: true).id)
     }
 
     @Test func openingWithoutCreateRefusesAMissingJournal() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         #expect(throws: JournalError.self) { try Journal(path: directory.journal) }
         #expect(!Files.exists(directory.journal), "opening must not create anything")
         // An existing directory without a manifest is not a journal either.
@@ -81,7 +82,7 @@ import Glibc
 
     @Test(arguments: badManifests)
     func refusesABadManifest(name: String, manifest: String) throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         _ = try Journal(path: directory.journal, create: true)
         try Files.write(Array(manifest.utf8), to: directory.journal + "/manifest.json")
         do {
@@ -100,7 +101,7 @@ import Glibc
     }
 
     @Test func newerVersionMessageNamesBothVersions() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         _ = try Journal(path: directory.journal, create: true)
         try Files.write(Array(#"{"format":"overland-journal","version":7,"journal_id":"00112233445566778899aabbccddeeff","device_id":"","created":"2026-11-21T05:17:12Z"}"#.utf8),
                         to: directory.journal + "/manifest.json")
@@ -110,7 +111,7 @@ import Glibc
     }
 
     @Test func unknownManifestKeysAreIgnored() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         _ = try Journal(path: directory.journal, create: true)
         let text = #"{"format":"overland-journal","version":1,"journal_id":"00112233445566778899aabbccddeeff","device_id":"van","created":"2026-11-21T05:17:12Z","later":{"minor":[1,2]}}"# + "\n"
         try Files.write(Array(text.utf8), to: directory.journal + "/manifest.json")
@@ -120,7 +121,7 @@ import Glibc
     }
 
     @Test func refusesAManifestSymlink() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         _ = try Journal(path: directory.journal, create: true)
         let outside = directory.path + "/elsewhere.json"
         try FileManager.default.moveItem(atPath: directory.journal + "/manifest.json", toPath: outside)
@@ -135,7 +136,7 @@ import Glibc
     }
 
     @Test func refusesSegmentsAsASymlink() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         let appender = try JournalAppender(journal: journal)
         try commit([recordLine("a", 0)], to: appender)
@@ -154,7 +155,7 @@ import Glibc
     }
 
     @Test func refusesALockSymlink() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         _ = try Journal(path: directory.journal, create: true)
         let outside = directory.path + "/outside.lock"
         try Files.write([], to: outside)
@@ -171,7 +172,7 @@ import Glibc
     /// the same moment: all of them must end up with the one identity on disk.
     @Test func concurrentCreatesAgreeOnOneIdentity() throws {
         for _ in 0..<20 {
-            let directory = try TestDirectory()
+            let directory = try TemporaryDirectory()
             let ids = ResultBox<Result<JournalID, JournalError>>()
             let path = directory.journal
             DispatchQueue.concurrentPerform(iterations: 4) { _ in

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 @testable import OverlandJournal
@@ -9,7 +10,7 @@ import Glibc
 /// The cursor, the backlog and retention (journal-format.md sections 8 and 9).
 @Suite struct JournalCursorTests {
     @Test func missingCursorIsZeroAndAdvancesDurably() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         #expect(try journal.cursor() == 0)
         #expect(!Files.exists(directory.journal + "/cursor.json"))
@@ -31,7 +32,7 @@ import Glibc
     @Test(arguments: [("9007199254740992", true), ("0", true), ("9007199254740993", false), ("2.0", false),
                       ("2e0", false), ("-1", false), ("02", false), ("\"2\"", false), ("18446744073709551616", false)])
     func cursorNextIsExactDigits(text: String, valid: Bool) throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         try Files.write(Array("{\"journal_id\":\"\(journal.id)\",\"next\":\(text)}\n".utf8), to: directory.journal + "/cursor.json")
         switch try journal.readCursor() {
@@ -41,8 +42,8 @@ import Glibc
     }
 
     @Test func cursorOfAnotherJournalIsRefused() throws {
-        let a = try TestDirectory()
-        let b = try TestDirectory()
+        let a = try TemporaryDirectory()
+        let b = try TemporaryDirectory()
         let journalA = try Journal(path: a.journal, create: true)
         let journalB = try Journal(path: b.journal, create: true)
         try journalB.advanceCursor(to: 10)
@@ -74,7 +75,7 @@ import Glibc
 
     @Test(arguments: garbageCursors)
     func garbageCursorIsRefusedWithAClearMessage(text: String) throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         try Files.write(Array(text.replacingOccurrences(of: "ID", with: journal.id.description).utf8),
                         to: directory.journal + "/cursor.json")
@@ -93,7 +94,7 @@ import Glibc
     }
 
     @Test func backlogIsEndMinusCursor() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         #expect(try journal.backlog() == 0)
         let appender = try JournalAppender(journal: journal)
@@ -114,7 +115,7 @@ import Glibc
     /// starts at the cursor, so that a sent number is never used for another record.
     @Test(arguments: [false, true])
     func commitStartsAtACursorPastTheEnd(emptyJournal: Bool) throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         let appender = try JournalAppender(journal: journal)
         var before: [String] = []
@@ -142,7 +143,7 @@ import Glibc
     }
 
     /// Journal with segments [0,10) [10,20) [20,30) sealed and [30,35) active.
-    static func makeSegmented(_ directory: TestDirectory) throws -> Journal {
+    static func makeSegmented(_ directory: TemporaryDirectory) throws -> Journal {
         let journal = try Journal(path: directory.journal, create: true)
         let appender = try JournalAppender(journal: journal)
         for first in stride(from: 0, to: 30, by: 10) {
@@ -166,7 +167,7 @@ import Glibc
 
     @Test(arguments: retentionCases)
     func removeSentSegmentsDeletesOnlySentSealedSegments(cursor: UInt64, removed: [UInt64]) throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Self.makeSegmented(directory)
         try journal.advanceCursor(to: cursor)
         let result = try journal.removeSentSegments()
@@ -183,7 +184,7 @@ import Glibc
     }
 
     @Test func removeSentSegmentsHonoursKeepSeconds() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Self.makeSegmented(directory)
         try journal.advanceCursor(to: 30)
         let path = directory.journal + "/segments/00000000000000000000.jsonl.gz"
@@ -197,7 +198,7 @@ import Glibc
 
     /// A segment left unsealed (a crash before recovery) is not deleted, even when sent.
     @Test func removeSentSegmentsKeepsUnsealedSegments() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         let appender = try JournalAppender(journal: journal)
         try commit((0..<10).map { recordLine("u", $0) }, to: appender)

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 @testable import OverlandJournal
@@ -13,7 +14,7 @@ import Glibc
     static let segmentName = "00000000000000000000.jsonl.gz"
 
     struct Base {
-        let directory: TestDirectory
+        let directory: TemporaryDirectory
         let written: [String]
         let spans: [MemberSpan]
         var segment: String { directory.journal + "/segments/" + JournalDamageTests.segmentName }
@@ -21,7 +22,7 @@ import Glibc
 
     /// One active segment of five members of four records each.
     static func makeBase(writer: String = "a", sealedMemberBytes: Int? = nil, seal: Bool = false) throws -> Base {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         var policy = JournalPolicy()
         if let sealedMemberBytes { policy.sealedMemberBytes = sealedMemberBytes }
@@ -242,7 +243,7 @@ import Glibc
     /// returns is exactly what was written under that number, and it never crashes.
     @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])
     func randomOverwritesNeverYieldAWrongRecord(seed: UInt64) throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         let appender = try JournalAppender(journal: journal)
         var written: [String] = []
@@ -279,7 +280,7 @@ import Glibc
     /// Builds a segment [m0][bomb][m2] from a three-commit journal, the bomb standing in for
     /// m1 with the same sequence numbers and a valid header.
     static func segmentWithBomb(deflate: [UInt8], crc: UInt32, isize: UInt32, count: UInt32 = 4) throws -> (Base, [ReadRecord]) {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         let appender = try JournalAppender(journal: journal)
         var written: [String] = []
@@ -343,7 +344,7 @@ import Glibc
 
     /// A header that claims a member larger than 2 MiB is refused before anything is inflated.
     @Test func memberSizeOverTheLimitIsRefused() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         let appender = try JournalAppender(journal: journal)
         try commit([recordLine("s", 0)], to: appender)

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 @testable import OverlandJournal
@@ -195,7 +196,7 @@ struct JournalFuzzTests {
         let seed = FuzzBudget.seed(0x13_0004)
         var generator = JournalGenerator(seed: seed)
         let journals = try FuzzBudget.run(150, seconds: 5) { _ in
-            let directory = try TestDirectory()
+            let directory = try TemporaryDirectory()
             try Self.exercise(generator.steps(), in: directory.path)
         }
         print("journal structured fuzz: seed \(seed), \(journals) journals")
@@ -215,7 +216,7 @@ struct JournalFuzzTests {
                 if parsed == nil { Issue.record("\(file): cannot read '\(line)'") }
                 return parsed
             }
-            let directory = try TestDirectory()
+            let directory = try TemporaryDirectory()
             try Self.exercise(steps, in: directory.path)
         }
     }

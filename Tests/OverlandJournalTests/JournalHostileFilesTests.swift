@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 @testable import OverlandJournal
@@ -23,7 +24,7 @@ import Glibc
     ]
 
     @Test func hostileNamesAreIgnoredAndReported() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         let appender = try JournalAppender(journal: journal)
         let lines = (0..<5).map { recordLine("h", $0) }
@@ -31,7 +32,7 @@ import Glibc
         let real = directory.journal + "/segments/00000000000000000000.jsonl.gz"
         // Each decoy holds a valid segment of this journal with other records: only the name
         // keeps it out.
-        let decoy = try TestDirectory()
+        let decoy = try TemporaryDirectory()
         let decoyJournal = decoy.path + "/journal"
         try Files.copyTree(directory.journal, to: decoyJournal)
         let decoyAppender = try JournalAppender(journal: Journal(path: decoyJournal))
@@ -68,7 +69,7 @@ import Glibc
     /// the file it points to is never read or changed.
     @Test(arguments: [false, true])
     func segmentSymlinkIsRefused(newest: Bool) throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         let appender = try JournalAppender(journal: journal)
         try commit((0..<3).map { recordLine("l", $0) }, to: appender)
@@ -109,7 +110,7 @@ import Glibc
     }
 
     @Test func fifoNamedLikeASegmentDoesNotHang() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         let appender = try JournalAppender(journal: journal)
         try commit([recordLine("f", 0)], to: appender)
@@ -137,7 +138,7 @@ import Glibc
     }
 
     @Test func directoryNamedLikeASegmentIsRefused() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         try commit([recordLine("d", 0)], to: JournalAppender(journal: journal))
         try FileManager.default.createDirectory(atPath: directory.journal + "/segments/00000000000000000007.jsonl.gz",
@@ -147,7 +148,7 @@ import Glibc
     }
 
     @Test func cursorSymlinkIsRefused() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         try journal.advanceCursor(to: 3)
         let outside = directory.path + "/cursor.json"

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 @testable import OverlandJournal
@@ -28,7 +29,7 @@ import Glibc
 
     /// One reader: `cursor.json` stays its cursor, byte for byte as before, and `cursors/` never appears.
     @Test func theDefaultReaderAloneWritesCursorJSON() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         #expect(try journal.cursor(for: .default) == 0)
         try journal.advanceCursor(for: .default, to: 12)
@@ -42,7 +43,7 @@ import Glibc
     /// A second reader keeps the default reader's place in `cursors/default.json`, and
     /// `cursor.json` becomes the lowest of them.
     @Test func aSecondReaderTurnsCursorJSONIntoTheFloor() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         try journal.advanceCursor(to: 40)
         let traccar = try Self.name("traccar")
@@ -74,7 +75,7 @@ import Glibc
     }
 
     @Test func theFirstNamedReaderOfAJournalNeverSyncedKeepsTheDefaultAtZero() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         let a = try Self.name("a")
         try journal.advanceCursor(for: a, to: 30)
@@ -84,7 +85,7 @@ import Glibc
     }
 
     @Test func removingAReaderReleasesWhatItHeld() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Self.segmented(directory)
         let slow = try Self.name("slow")
         try journal.advanceCursor(to: 30)
@@ -103,7 +104,7 @@ import Glibc
 
     /// Retention passes neither the floor nor any reader the caller names (missing: 0).
     @Test func retentionWaitsForEveryNamedReader() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Self.segmented(directory)
         let a = try Self.name("a")
         let b = try Self.name("b")
@@ -121,7 +122,7 @@ import Glibc
     }
 
     @Test func backlogIsPerReader() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Self.segmented(directory)
         let a = try Self.name("a")
         try journal.advanceCursor(to: 30)
@@ -135,7 +136,7 @@ import Glibc
     /// A reader's cursor past the end (a power loss after it sent) makes the appender
     /// number new records after it, as `cursor.json` always did, though the floor is lower.
     @Test func theAppenderContinuesAfterTheHighestCursor() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         let appender = try JournalAppender(journal: journal)
         try commit((0..<10).map { recordLine("h", $0) }, to: appender)
@@ -147,8 +148,8 @@ import Glibc
     }
 
     @Test func badNamedCursorsAreRefusedWithTheirCodes() throws {
-        let directory = try TestDirectory()
-        let other = try TestDirectory()
+        let directory = try TemporaryDirectory()
+        let other = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         let foreign = try Journal(path: other.journal, create: true)
         let a = try Self.name("a")
@@ -176,7 +177,7 @@ import Glibc
     /// A refused named cursor never lets the floor rise (its place is unknown), and the
     /// other readers go on.
     @Test func aRefusedNamedCursorHoldsTheFloorWhereItIs() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         let a = try Self.name("a")
         let b = try Self.name("b")
@@ -194,7 +195,7 @@ import Glibc
     }
 
     @Test func filesThatAreNotCursorsAreNotReaders() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         try journal.advanceCursor(for: Self.name("a"), to: 4)
         for stray in ["Upper.json", ".tmp-a.json", "notes.txt", "-x.json"] {
@@ -206,7 +207,7 @@ import Glibc
     }
 
     @Test func strayFilesAreReportedAndALinkedCursorsDirectoryIsRefused() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         try journal.advanceCursor(for: Self.name("a"), to: 1)
         try Files.write(Array("{}".utf8), to: directory.journal + "/cursors/Upper.json")
@@ -214,7 +215,7 @@ import Glibc
         #expect(try journal.cursorNames(onIssue: issues.handler) == [Self.name("a"), .default])
         #expect(issues.of(.unexpectedFile).map(\.file) == ["cursors/Upper.json"])
 
-        let elsewhere = try TestDirectory()
+        let elsewhere = try TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: elsewhere.path + "/cursors", withIntermediateDirectories: false)
         try FileManager.default.removeItem(atPath: directory.journal + "/cursors")
         try Files.symlink(elsewhere.path + "/cursors", at: directory.journal + "/cursors")
@@ -223,7 +224,7 @@ import Glibc
     }
 
     @Test func statisticsCountWhatEachReaderSent() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Self.segmented(directory)
         try journal.advanceCursor(to: 12)
         try journal.advanceCursor(for: Self.name("a"), to: 30)
@@ -235,14 +236,14 @@ import Glibc
     }
 
     @Test func aCursorPastTheLimitIsRefusedBeforeAnyWrite() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         #expect(throws: JournalError.self) { try journal.advanceCursor(for: Self.name("a"), to: SequenceNumber.limit + 1) }
         #expect(!Files.exists(directory.journal + "/cursors"))
     }
 
     @Test func theCursorLockIsExclusive() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         let held = try #require(try journal.tryLockCursors())
         #expect(Files.exists(directory.journal + "/state/sync.lock"))
@@ -252,7 +253,7 @@ import Glibc
     }
 
     /// Segments [0,10) [10,20) [20,30) sealed and [30,35) active.
-    static func segmented(_ directory: TestDirectory) throws -> Journal {
+    static func segmented(_ directory: TemporaryDirectory) throws -> Journal {
         try JournalCursorTests.makeSegmented(directory)
     }
 }

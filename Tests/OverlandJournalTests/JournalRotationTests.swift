@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 @testable import OverlandJournal
@@ -26,7 +27,7 @@ import Glibc
     }
 
     @Test func rotatesBySize() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         var policy = JournalPolicy()
         policy.segmentMaxBytes = 1500
@@ -71,7 +72,7 @@ import Glibc
     }
 
     @Test func rotatesByAge() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         let appender = try JournalAppender(journal: journal)
         let start: Int64 = 1_800_000_000
@@ -103,7 +104,7 @@ import Glibc
     }
 
     @Test func sealIfDueSealsWithoutStartingASegment() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         let appender = try JournalAppender(journal: journal)
         let start: Int64 = 1_800_000_000
@@ -129,7 +130,7 @@ import Glibc
     /// Sealing recompresses into members of at most `sealedMemberBytes`, and the sealed file
     /// reads back identically, from any point.
     @Test func sealedSegmentsReadBackIdentically() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         var policy = JournalPolicy()
         policy.sealedMemberBytes = 700

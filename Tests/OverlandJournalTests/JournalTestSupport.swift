@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 @testable import OverlandJournal
@@ -6,19 +7,7 @@ import Testing
 import Glibc
 #endif
 
-/// A private temporary directory for one test, removed when the value goes away.
-final class TestDirectory {
-    let path: String
-
-    init() throws {
-        let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        var template = Array((base + "/overland-journal-test-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw TestFailure("mkdtemp failed: errno \(errno)") }
-        path = String(decoding: UnsafeRawBufferPointer(start: made, count: strlen(made)), as: UTF8.self)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
+extension TemporaryDirectory {
     /// Where a test's journal goes (not created: `Journal(create:)` makes it).
     var journal: String { path + "/journal" }
 }
@@ -281,7 +270,7 @@ func zcatLines(_ path: String) throws -> [String] {
 }
 
 func isJSONObject(_ line: String) -> Bool {
-    guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) else { return false }
+    guard let object = try? JSONScan.value(line.utf8) else { return false }
     return object is [String: Any]
 }
 

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 
@@ -70,7 +71,7 @@ struct JournalTimeIndexTests {
     }
 
     private func open(_ text: String) throws -> Result<TimeIndexFile, TimeIndexFile.Invalid>? {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let path = directory.path + "/times"
         try Array(text.utf8).withUnsafeBytes { bytes in
             let fd = Glibc.open(path, O_WRONLY | O_CREAT, 0o600)
@@ -124,7 +125,7 @@ struct JournalTimeIndexTests {
     /// Another device's seconds are not this device's: a capture of a second device with
     /// the same times is logged (issue 21).
     @Test func keyedByDevice() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         let appender = try JournalAppender(journal: journal)
         try commit((100..<200).map { point(Int64($0), "van") }, to: appender)
@@ -142,7 +143,7 @@ struct JournalTimeIndexTests {
     /// A file in the grammar whose seconds reach outside the span of the device's points is
     /// rebuilt the first time it would drop a fix; so is one covering past the end.
     @Test func aFileThatDisagreesWithTheRecordsIsRebuilt() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         let appender = try JournalAppender(journal: journal)
         try commit((100..<200).map { point(Int64($0), "van") }, to: appender)
@@ -163,7 +164,7 @@ struct JournalTimeIndexTests {
     /// A rebuild and lookups stay correct when the file is far larger than what is held in
     /// memory (runs read a block at a time; a rebuild merges pieces into the file).
     @Test func largeIndexesAreReadInBlocks() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         let appender = try JournalAppender(journal: journal)
         // Irregular seconds: every run a single second.

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 @testable import OverlandJournal
@@ -11,7 +12,7 @@ import Glibc
 /// and carry on (journal-format.md section 8).
 @Suite struct JournalTornTailTests {
     struct Base {
-        let directory: TestDirectory
+        let directory: TemporaryDirectory
         let committed: [String]
         let last: [String]
         let sizeBefore: Int
@@ -21,7 +22,7 @@ import Glibc
 
     /// Four commits; remembers the segment's size before the last one.
     static func makeBase(commits: [Int] = [3, 2, 4, 2]) throws -> Base {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let journal = try Journal(path: directory.journal, create: true)
         let appender = try JournalAppender(journal: journal)
         var committed: [String] = []
@@ -42,7 +43,7 @@ import Glibc
         let base = try Self.makeBase()
         #expect(base.fullSize > base.sizeBefore + 54)
         for cut in base.sizeBefore...base.fullSize {
-            let variant = try TestDirectory()
+            let variant = try TemporaryDirectory()
             let path = variant.path + "/journal"
             try Files.copyTree(base.directory.journal, to: path)
             let segment = path + "/segments/" + base.segmentName
@@ -99,7 +100,7 @@ import Glibc
         let base = try Self.makeBase(commits: [3])
         #expect(base.sizeBefore == -1)
         for cut in [0, 1, 2, 10, 53, 54, 55, base.fullSize / 2, base.fullSize - 8, base.fullSize - 1] {
-            let variant = try TestDirectory()
+            let variant = try TemporaryDirectory()
             let path = variant.path + "/journal"
             try Files.copyTree(base.directory.journal, to: path)
             let segment = path + "/segments/" + base.segmentName

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 
@@ -113,7 +114,7 @@ struct TimeIndexFuzzTests {
 
     @Test("seeded time-index files: accepted exactly by the grammar, lookups as written, never a crash")
     func structuredTimeIndexFiles() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let path = directory.path + "/times"
         var generator = Generator(random: SplitMix(state: FuzzBudget.seed(0x21_0015)))
         var accepted = 0

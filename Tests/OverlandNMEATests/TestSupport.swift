@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import OverlandNMEA
 import Testing
@@ -36,7 +37,7 @@ enum Samples {
     static func truth(_ name: String) throws -> [TruthFix] {
         let text = String(decoding: try bytes("gpsd/\(name).truth.jsonl"), as: UTF8.self)
         return try text.split(separator: "\n").map { line in
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+            let object = try #require(try JSONScan.object(line.utf8), "\(line)")
             return try TruthFix(object)
         }
     }

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import OverlandNMEA
 import Testing
@@ -231,7 +232,7 @@ struct UBXGoldenCaptureTests {
         let text = String(decoding: try Samples.bytes("gpsd/\(name).tpv.jsonl"), as: UTF8.self)
         var reports: [Int64: Report] = [:]
         for line in text.split(whereSeparator: \.isNewline) { // gpsd's .chk lines end in CR LF
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+            let object = try #require(try JSONScan.object(line.utf8), "\(line)")
             guard let time = object["time"] as? String else { continue }
             let report = Report(object: object)
             reports[try Self.milliseconds(time)] = report

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import OverlandProtocol
 import Testing
@@ -6,19 +7,16 @@ import Testing
 
 /// A fake `/sys/class/power_supply` and `/sys/class/net` in a private temporary directory.
 final class FakeSysfs: @unchecked Sendable {
-    let root: String
+    private let directory: TemporaryDirectory
+    var root: String { directory.path }
     var powerSupply: String { root + "/power_supply" }
     var net: String { root + "/net" }
 
     init() throws {
-        var template = Array((NSTemporaryDirectory() + "/overland-sysfs-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw CocoaError(.fileWriteUnknown) }
-        root = String(cString: made)
+        directory = try TemporaryDirectory(prefix: "overland-sysfs")
         try FileManager.default.createDirectory(atPath: root + "/power_supply", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: root + "/net", withIntermediateDirectories: true)
     }
-
-    deinit { try? FileManager.default.removeItem(atPath: root) }
 
     /// A supply directory with the given attribute files (written with a newline, as the kernel does).
     @discardableResult

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import OverlandNMEA
 import OverlandProtocol
@@ -155,7 +156,7 @@ import Testing
                    sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
         let line = String(decoding: feature.jsonLine(options: options), as: UTF8.self)
         #expect(!line.contains("\n"), sourceLocation: sourceLocation)
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+        let object = try #require(try JSONScan.object(line.utf8),
                                   sourceLocation: sourceLocation)
         #expect(object["type"] as? String == "Feature", sourceLocation: sourceLocation)
         let geometry = try #require(object["geometry"] as? [String: Any], sourceLocation: sourceLocation)

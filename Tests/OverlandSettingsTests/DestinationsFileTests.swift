@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 @testable import OverlandSettings
@@ -26,7 +27,7 @@ struct DestinationsFileTests {
     }
 
     @Test func roundTripIsByteStable() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let path = directory.path + "/conf/destinations.json"
         _ = try DestinationsFile.update(path: path) { $0 = Self.sample() }
         let first = try directory.read("conf/destinations.json")
@@ -42,7 +43,7 @@ struct DestinationsFileTests {
     }
 
     @Test func missingFileIsNoDestinations() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         #expect(try DestinationsFile.load(path: directory.path + "/destinations.json").isEmpty)
     }
 
@@ -69,7 +70,7 @@ struct DestinationsFileTests {
     @Test(arguments: refusals.indices)
     func damagedFileIsAnErrorNamingFileAndLine(index: Int) throws {
         let refusal = Self.refusals[index]
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let path = try directory.write("destinations.json", refusal.text)
         do {
             _ = try DestinationsFile.load(path: path)

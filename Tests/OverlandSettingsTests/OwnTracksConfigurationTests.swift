@@ -1,3 +1,4 @@
+import TestSupport
 import OverlandJSON
 import Testing
 @testable import OverlandSettings

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 @testable import OverlandSettings
@@ -28,7 +29,7 @@ struct SettingsFileTests {
     }
 
     @Test func roundTripIsByteStable() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let path = directory.path + "/settings.json"
         let settings = Self.sample()
         try SettingsFile.save(settings, to: path)
@@ -66,7 +67,7 @@ struct SettingsFileTests {
     }
 
     @Test func filePermissions() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let path = directory.path + "/config/overland/settings.json"
         let old = umask(0o022)
         defer { umask(old) }
@@ -84,7 +85,7 @@ struct SettingsFileTests {
     }
 
     @Test func savingThroughASymlinkReplacesItsTarget() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: directory.path + "/dotfiles", withIntermediateDirectories: true)
         symlink("dotfiles/settings.json", directory.path + "/settings.json")
         var settings = Settings()
@@ -97,12 +98,12 @@ struct SettingsFileTests {
     }
 
     @Test func missingFileMeansDefaults() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         #expect(try SettingsFile.load(path: directory.path + "/nothing/settings.json") == Settings())
     }
 
     @Test func partialFileKeepsDefaultsForTheRest() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let path = try directory.write("settings.json", #"{"main": {"batch_size": 500}, "device_id": "van"}"#)
         var expected = Settings()
         expected.main.batchSize = .fiveHundred
@@ -111,7 +112,7 @@ struct SettingsFileTests {
     }
 
     @Test func syntaxErrorNamesTheLine() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let path = try directory.write("settings.json", """
             {
               "send_interval": "5m",
@@ -134,7 +135,7 @@ struct SettingsFileTests {
     }
 
     @Test func truncatedFileNamesItsLastLine() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let path = try directory.write("settings.json", "{\n  \"main\": {\n    \"batch_size\": 500\n\n\n")
         let error = try #require(settingsError { _ = try SettingsFile.load(path: path) })
         guard case .malformed(_, let line, _, let reason) = error else {
@@ -146,7 +147,7 @@ struct SettingsFileTests {
     }
 
     @Test func unknownKeyNamesTheLineAndTheAllowedKeys() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let path = try directory.write("settings.json", """
             {
               "send_interval": "5m",
@@ -190,7 +191,7 @@ struct SettingsFileTests {
     }
 
     @Test func badValueNamesTheLineTheValueAndTheAllowedValues() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let path = try directory.write("settings.json", """
             {
               "send_interval": "5m",
@@ -279,7 +280,7 @@ struct SettingsFileTests {
     }
 
     @Test func unreadableFileIsAnIOErrorAndNotReset() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         // A directory where the file should be: root can read any file, but not this one.
         try FileManager.default.createDirectory(atPath: directory.path + "/settings.json", withIntermediateDirectories: false)
         let error = try #require(settingsError { _ = try SettingsFile.load(path: directory.path + "/settings.json") })
@@ -290,7 +291,7 @@ struct SettingsFileTests {
     }
 
     @Test func saveFailureIsAnIOError() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         try directory.write("file", "x")
         let error = try #require(settingsError { try SettingsFile.save(Settings(), to: directory.path + "/file/settings.json") })
         #expect(error.category == .io)
@@ -315,7 +316,7 @@ struct SettingsFileTests {
 /// (a `config set` and a sync saving a server's `set`) never lose each other's change.
 @Suite struct SettingsFileUpdateTests {
     @Test func concurrentUpdatesLoseNothing() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let path = directory.path + "/config/overland/settings.json"
         let rounds = 60
         // Each update depends on what the last one saved: a lost update shows as a short value.
@@ -337,7 +338,7 @@ struct SettingsFileTests {
     }
 
     @Test func aRefusedChangeSavesNothing() throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let path = directory.path + "/settings.json"
         try SettingsFile.save(SettingsFileTests.sample(), to: path)
         let before = try directory.read("settings.json")

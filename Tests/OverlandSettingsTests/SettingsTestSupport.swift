@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 @testable import OverlandSettings
@@ -6,19 +7,7 @@ import Testing
 import Glibc
 #endif
 
-/// A private temporary directory for one test, removed when the value goes away.
-final class TestDirectory {
-    let path: String
-
-    init() throws {
-        let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        var template = Array((base + "/overland-settings-test-XXXXXX").utf8CString)
-        guard mkdtemp(&template) != nil else { throw TestFailure("mkdtemp failed: errno \(errno)") }
-        path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
+extension TemporaryDirectory {
     /// Writes `text` to `name` inside the directory; returns the path.
     @discardableResult
     func write(_ name: String, _ text: String) throws -> String {

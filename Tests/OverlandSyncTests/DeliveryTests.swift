@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import OverlandJournal
 @testable import OverlandSync
@@ -28,8 +29,8 @@ func equalBytes(_ left: [UInt8], _ right: [UInt8]) -> Bool {
 
 @Suite struct DeliveryTests {
     @Test func aBatchAcknowledgedButNotRecordedIsResentByteForByte() async throws {
-        let server = try await TestServer()
-        defer { Task { await server.stop() } }
+        let server = try LocalServer()
+        defer { server.stop() }
         let fixture = try JournalFixture(points: 160)
         let configuration = SyncConfiguration.test(server)
         let first = try await HTTPClientTransport.withTransport(configuration: configuration) { transport in
@@ -67,8 +68,8 @@ func equalBytes(_ left: [UInt8], _ right: [UInt8]) -> Bool {
         try fixture.commit()
         let fixtureTime = ContinuousClock.now - fixtureStart
 
-        let server = try await TestServer()
-        defer { Task { await server.stop() } }
+        let server = try LocalServer()
+        defer { server.stop() }
         var configuration = SyncConfiguration.test(server)
         configuration.batchSize = 1000
         configuration.keepSentSeconds = nil

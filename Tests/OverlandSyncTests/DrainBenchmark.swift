@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import OverlandJournal
 import OverlandSync
@@ -23,8 +24,8 @@ import Testing
         try fixture.commit()
         let bytes = fixture.lines.reduce(0) { $0 + $1.count }
 
-        let server = try await TestServer(recordBodies: false)
-        defer { Task { await server.stop() } }
+        let server = try LocalServer(recordBodies: false)
+        defer { server.stop() }
         var configuration = SyncConfiguration.test(server)
         configuration.batchSize = batchSize
         configuration.keepSentSeconds = nil

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import OverlandJSON
 import OverlandJournal
@@ -77,7 +78,7 @@ final class TestClock: Sendable {
 
 extension SyncConfiguration {
     /// A configuration for `server` that sends at every run.
-    static func test(_ server: TestServer, path: String = "/overland", token: String? = "secret-token") -> SyncConfiguration {
+    static func test(_ server: LocalServer, path: String = "/overland", token: String? = "secret-token") -> SyncConfiguration {
         var configuration = SyncConfiguration(endpoint: server.baseURL + path, token: token, deviceID: "van")
         configuration.userAgent = "overland-sync/0.0.0-test"
         configuration.sendIntervalSeconds = 0

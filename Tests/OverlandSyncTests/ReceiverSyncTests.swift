@@ -1,3 +1,4 @@
+import TestSupport
 import OverlandJournal
 import OverlandProtocol
 import OverlandSync
@@ -9,8 +10,8 @@ import Testing
     static let trip = Array(#"{"type":"Feature","geometry":{"type":"Point","coordinates":[1,2]},"properties":{"type":"trip","mode":"car","timestamp":"2023-11-14T22:15:00Z"}}"#.utf8)
 
     @Test func traccarSendsEachLocationAloneAndSkipsTheTrip() async throws {
-        let server = try await TestServer { _, _ in .reply(status: 200, body: "") }
-        defer { Task { await server.stop() } }
+        let server = try LocalServer { _, _ in .text(200, "") }
+        defer { server.stop() }
         let fixture = try JournalFixture(points: 3)
         try fixture.append(line: Self.trip, commit: true)
         try fixture.append(points: 2)
@@ -27,8 +28,8 @@ import Testing
     }
 
     @Test func traccarTakesOnly200() async throws {
-        let server = try await TestServer { _, _ in .reply(status: 201, body: #"{"result":"ok"}"#) }
-        defer { Task { await server.stop() } }
+        let server = try LocalServer { _, _ in .text(201, #"{"result":"ok"}"#) }
+        defer { server.stop() }
         let fixture = try JournalFixture(points: 2)
         var configuration = SyncConfiguration.test(server, path: "/", token: nil)
         configuration.wireProtocol = .traccar
@@ -40,8 +41,8 @@ import Testing
     }
 
     @Test func ownTracksAllSendsEveryPointInOrder() async throws {
-        let server = try await TestServer { _, _ in .reply(status: 200, body: "[]") }
-        defer { Task { await server.stop() } }
+        let server = try LocalServer { _, _ in .text(200, "[]") }
+        defer { server.stop() }
         let fixture = try JournalFixture(points: 4)
         var configuration = SyncConfiguration.test(server, path: "/pub", token: "alice:pw")
         configuration.wireProtocol = .owntracks
@@ -54,8 +55,8 @@ import Testing
     }
 
     @Test func aJournalOfTripsOnlyIsPassedForAReceiverOfLocations() async throws {
-        let server = try await TestServer { _, _ in .reply(status: 200, body: "") }
-        defer { Task { await server.stop() } }
+        let server = try LocalServer { _, _ in .text(200, "") }
+        defer { server.stop() }
         let fixture = try JournalFixture(points: 0)
         try fixture.append(line: Self.trip, commit: true)
         var configuration = SyncConfiguration.test(server, path: "/", token: nil)
@@ -67,8 +68,8 @@ import Testing
     }
 
     @Test func misfitsAreRefusedBeforeAnyRequest() async throws {
-        let server = try await TestServer()
-        defer { Task { await server.stop() } }
+        let server = try LocalServer()
+        defer { server.stop() }
         let fixture = try JournalFixture(points: 1)
         var configuration = SyncConfiguration.test(server)
         configuration.profile = .homeAssistant

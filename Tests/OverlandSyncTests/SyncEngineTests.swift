@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import OverlandJSON
 import OverlandJournal
@@ -20,8 +21,8 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
     // MARK: - Replies
 
     @Test func okDeliversAndAdvancesTheCursor() async throws {
-        let server = try await TestServer()
-        defer { Task { await server.stop() } }
+        let server = try LocalServer()
+        defer { server.stop() }
         let fixture = try JournalFixture(points: 3)
         let report = try await sync(fixture, .test(server))
         #expect(report.outcome == .delivered)
@@ -44,8 +45,8 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
     }
 
     @Test func noTokenSendsNoAuthorization() async throws {
-        let server = try await TestServer()
-        defer { Task { await server.stop() } }
+        let server = try LocalServer()
+        defer { server.stop() }
         let fixture = try JournalFixture(points: 1)
         let report = try await sync(fixture, .test(server, token: ""))
         #expect(report.outcome == .delivered)
@@ -53,8 +54,8 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
     }
 
     @Test func dawarichCreatedWithOKDelivers() async throws {
-        let server = try await TestServer { _, _ in .reply(status: 201, body: #"{"result":"ok"}"#) }
-        defer { Task { await server.stop() } }
+        let server = try LocalServer { _, _ in .text(201, #"{"result":"ok"}"#) }
+        defer { server.stop() }
         let fixture = try JournalFixture(points: 2)
         let report = try await sync(fixture, .test(server))
         #expect(report.outcome == .delivered)
@@ -62,8 +63,8 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
     }
 
     @Test func errorIn200IsNotDeliveredAndTheErrorIsKept() async throws {
-        let server = try await TestServer { _, _ in .reply(status: 200, body: #"{"error":"device \u001b[31mnot registered"}"#) }
-        defer { Task { await server.stop() } }
+        let server = try LocalServer { _, _ in .text(200, #"{"error":"device \u001b[31mnot registered"}"#) }
+        defer { server.stop() }
         let fixture = try JournalFixture(points: 2)
         let report = try await sync(fixture, .test(server))
         #expect(report.outcome == .retryLater)
@@ -76,8 +77,8 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
 
     @Test(arguments: ["OK", "", "[]", #"{"result":"error"}"#, #"{"status":"ok"}"#])
     func unacknowledged200IsNotDelivered(body: String) async throws {
-        let server = try await TestServer { _, _ in .reply(status: 200, body: body) }
-        defer { Task { await server.stop() } }
+        let server = try LocalServer { _, _ in .text(200, body) }
+        defer { server.stop() }
         let fixture = try JournalFixture(points: 2)
         let report = try await sync(fixture, .test(server))
         #expect(report.outcome == .retryLater)
@@ -85,8 +86,8 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
     }
 
     @Test func serverErrorIsRetryable() async throws {
-        let server = try await TestServer { _, _ in .reply(status: 500, body: #"{"error":"database down"}"#) }
-        defer { Task { await server.stop() } }
+        let server = try LocalServer { _, _ in .text(500, #"{"error":"database down"}"#) }
+        defer { server.stop() }
         let fixture = try JournalFixture(points: 2)
         let report = try await sync(fixture, .test(server))
         #expect(report.outcome == .retryLater)
@@ -97,8 +98,8 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
 
     @Test(arguments: [401, 403])
     func credentialsRefused(status: Int) async throws {
-        let server = try await TestServer { _, _ in .reply(status: status, body: "") }
-        defer { Task { await server.stop() } }
+        let server = try LocalServer { _, _ in .text(status, "") }
+        defer { server.stop() }
         let fixture = try JournalFixture(points: 2)
         let report = try await sync(fixture, .test(server))
         #expect(report.outcome == .refused(status: status))
@@ -107,7 +108,7 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
     }
 
     @Test func serverDownIsRetryableAndQuick() async throws {
-        let port = try await TestServer.closedPort()
+        let port = LocalServer.closedPort()
         var configuration = SyncConfiguration(endpoint: "http://127.0.0.1:\(port)/overland", token: "t", deviceID: "van")
         configuration.sendIntervalSeconds = 0
         let fixture = try JournalFixture(points: 2)
@@ -124,8 +125,8 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
         // The server would answer "ok" after 30 s; only the deadline makes this a timed-out
         // retry. No wall-clock bound: in a test run the timer shares two cooperative threads
         // with tests that block, so how soon it fires says nothing about the product.
-        let server = try await TestServer { _, _ in .reply(status: 200, body: #"{"result":"ok"}"#, delay: .seconds(30)) }
-        defer { Task { await server.stop() } }
+        let server = try LocalServer { _, _ in .text(200, #"{"result":"ok"}"#, delay: .seconds(30)) }
+        defer { server.stop() }
         let fixture = try JournalFixture(points: 2)
         var configuration = SyncConfiguration.test(server)
         configuration.requestTimeout = 0.5
@@ -139,8 +140,8 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
 
     @Test func tricklingReplyBodyPastTheDeadline() async throws {
         // 30 s of trickle; the deadline cuts it (no wall-clock bound: see above).
-        let server = try await TestServer { _, _ in .trickle(count: 300, interval: .milliseconds(100)) }
-        defer { Task { await server.stop() } }
+        let server = try LocalServer { _, _ in .trickle(count: 300, interval: .milliseconds(100)) }
+        defer { server.stop() }
         let fixture = try JournalFixture(points: 2)
         var configuration = SyncConfiguration.test(server)
         configuration.requestTimeout = 0.7
@@ -153,8 +154,8 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
     }
 
     @Test func connectionDroppedMidReply() async throws {
-        let server = try await TestServer { _, _ in .closeMidBody(sent: 10) }
-        defer { Task { await server.stop() } }
+        let server = try LocalServer { _, _ in .closeMidBody(sent: 10) }
+        defer { server.stop() }
         let fixture = try JournalFixture(points: 2)
         let report = try await sync(fixture, .test(server))
         #expect(report.outcome == .retryLater)
@@ -162,8 +163,8 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
     }
 
     @Test func connectionClosedWithoutReply() async throws {
-        let server = try await TestServer { _, _ in .close }
-        defer { Task { await server.stop() } }
+        let server = try LocalServer { _, _ in .close }
+        defer { server.stop() }
         let fixture = try JournalFixture(points: 2)
         let report = try await sync(fixture, .test(server))
         #expect(report.outcome == .retryLater)
@@ -171,8 +172,8 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
     }
 
     @Test func hugeReplyIsRefusedCleanly() async throws {
-        let server = try await TestServer { _, _ in .replyBytes(status: 200, body: [UInt8](repeating: UInt8(ascii: " "), count: 3 << 20)) }
-        defer { Task { await server.stop() } }
+        let server = try LocalServer { _, _ in .reply(status: 200, body: [UInt8](repeating: UInt8(ascii: " "), count: 3 << 20)) }
+        defer { server.stop() }
         let fixture = try JournalFixture(points: 2)
         let report = try await sync(fixture, .test(server))
         #expect(report.outcome == .retryLater)
@@ -182,8 +183,8 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
 
     @Test func deeplyNestedReplyIsNotAcknowledged() async throws {
         let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
-        let server = try await TestServer { _, _ in .reply(status: 200, body: deep) }
-        defer { Task { await server.stop() } }
+        let server = try LocalServer { _, _ in .text(200, deep) }
+        defer { server.stop() }
         let fixture = try JournalFixture(points: 2)
         let report = try await sync(fixture, .test(server))
         #expect(report.outcome == .retryLater)
@@ -192,10 +193,10 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
     }
 
     @Test func redirectIsNotFollowed() async throws {
-        let server = try await TestServer { _, _ in
-            .reply(status: 302, body: "", headers: ["Location": "http://user:pw@elsewhere.invalid/steal?token=abc#frag"])
+        let server = try LocalServer { _, _ in
+            .text(302, "", headers: [("Location", "http://user:pw@elsewhere.invalid/steal?token=abc#frag")])
         }
-        defer { Task { await server.stop() } }
+        defer { server.stop() }
         let fixture = try JournalFixture(points: 2)
         let report = try await sync(fixture, .test(server))
         // A configuration error (the endpoint must change), not a retry forever; the
@@ -211,8 +212,8 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
     }
 
     @Test func consider2xxSuccessful() async throws {
-        let server = try await TestServer { _, _ in .reply(status: 204, body: "") }
-        defer { Task { await server.stop() } }
+        let server = try LocalServer { _, _ in .text(204, "") }
+        defer { server.stop() }
         let fixture = try JournalFixture(points: 2)
         var configuration = SyncConfiguration.test(server)
         #expect(try await sync(fixture, configuration).outcome == .retryLater)
@@ -225,8 +226,8 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
     // MARK: - Batches
 
     @Test func batchesAdvanceTheCursorInOrder() async throws {
-        let server = try await TestServer()
-        defer { Task { await server.stop() } }
+        let server = try LocalServer()
+        defer { server.stop() }
         let fixture = try JournalFixture(points: 120)
         var progress: [SyncProgress] = []
         let report = try await sync(fixture, .test(server), onProgress: { progress.append($0) })
@@ -245,8 +246,8 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
     }
 
     @Test func aFailedBatchStopsTheRunAndIsResentIdentically() async throws {
-        let server = try await TestServer { index, _ in index == 1 ? .reply(status: 503, body: "") : TestServer.ok() }
-        defer { Task { await server.stop() } }
+        let server = try LocalServer { index, _ in index == 1 ? .text(503, "") : LocalServer.ok() }
+        defer { server.stop() }
         let fixture = try JournalFixture(points: 120)
         let first = try await sync(fixture, .test(server))
         #expect(first.outcome == .retryLater)
@@ -262,8 +263,8 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
     }
 
     @Test func currentOnlyWhenTheBacklogExceedsTwoBatches() async throws {
-        let server = try await TestServer()
-        defer { Task { await server.stop() } }
+        let server = try LocalServer()
+        defer { server.stop() }
         let fixture = try JournalFixture(points: 180)
         let report = try await sync(fixture, .test(server))
         #expect(report.outcome == .delivered)
@@ -283,8 +284,8 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
     }
 
     @Test func tripIsCarriedInEveryRequest() async throws {
-        let server = try await TestServer()
-        defer { Task { await server.stop() } }
+        let server = try LocalServer()
+        defer { server.stop() }
         let fixture = try JournalFixture(points: 60)
         var configuration = SyncConfiguration.test(server)
         let trip = #"{"mode":"car","start":"2023-12-05T16:50:25Z","distance":1234,"start_location":null,"current_location":null}"#
@@ -298,8 +299,8 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
     }
 
     @Test func urlTemplateIsFilledFromTheNewestPoint() async throws {
-        let server = try await TestServer()
-        defer { Task { await server.stop() } }
+        let server = try LocalServer()
+        defer { server.stop() }
         let fixture = try JournalFixture(points: 3)
         let configuration = SyncConfiguration.test(server, path: "/in?ts=%TS&lat=%LAT&lon=%LON&spd=%SPD&acc=%ACC&alt=%ALT&bat=%BAT&token=abc")
         #expect(try await sync(fixture, configuration).outcome == .delivered)
@@ -307,8 +308,8 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
     }
 
     @Test func nothingToSend() async throws {
-        let server = try await TestServer()
-        defer { Task { await server.stop() } }
+        let server = try LocalServer()
+        defer { server.stop() }
         let fixture = try JournalFixture(points: 0)
         let report = try await sync(fixture, .test(server))
         #expect(report.outcome == .nothingToSend)
@@ -318,8 +319,8 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
     // MARK: - Modes
 
     @Test func latestSendsOnlyTheNewestPoint() async throws {
-        let server = try await TestServer()
-        defer { Task { await server.stop() } }
+        let server = try LocalServer()
+        defer { server.stop() }
         let fixture = try JournalFixture(points: 10)
         var configuration = SyncConfiguration.test(server)
         configuration.loggingMode = .latest
@@ -332,8 +333,8 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
     }
 
     @Test func ownTracksMessageHeadersAndBasicAuthentication() async throws {
-        let server = try await TestServer { _, _ in .reply(status: 200, body: "[]") }
-        defer { Task { await server.stop() } }
+        let server = try LocalServer { _, _ in .text(200, "[]") }
+        defer { server.stop() }
         let fixture = try JournalFixture(points: 4)
         var configuration = SyncConfiguration.test(server, path: "/pub", token: "alice:s3cret:x")
         configuration.loggingMode = .owntracks
@@ -351,8 +352,8 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
     }
 
     @Test func ownTracksFindsTheNewestLocationBehindATripRecord() async throws {
-        let server = try await TestServer { _, _ in .reply(status: 200, body: "[]") }
-        defer { Task { await server.stop() } }
+        let server = try LocalServer { _, _ in .text(200, "[]") }
+        defer { server.stop() }
         let fixture = try JournalFixture(points: 2)
         try fixture.append(line: Array(#"{"type":"Feature","geometry":{"type":"Point","coordinates":[1,2]},"properties":{"type":"trip","mode":"car","timestamp":"2023-11-14T22:15:00Z"}}"#.utf8), commit: true)
         var configuration = SyncConfiguration.test(server, path: "/pub", token: "bob")
@@ -371,10 +372,10 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
     // MARK: - set, geocode
 
     @Test func setAndGeocodeAreHandedOver() async throws {
-        let server = try await TestServer { _, _ in
-            .reply(status: 200, body: #"{"result":"ok","geocode":{"full_name":"Ottawa, Ontario"},"set":{"send_interval":"off","main":{"batch_size":500}}}"#)
+        let server = try LocalServer { _, _ in
+            .text(200, #"{"result":"ok","geocode":{"full_name":"Ottawa, Ontario"},"set":{"send_interval":"off","main":{"batch_size":500}}}"#)
         }
-        defer { Task { await server.stop() } }
+        defer { server.stop() }
         let fixture = try JournalFixture(points: 2)
         var received: [JSONValue] = []
         let report = try await sync(fixture, .test(server), onSet: { received.append($0) })
@@ -389,8 +390,8 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
     // MARK: - Lock, schedule, backoff
 
     @Test func aSecondRunOnTheSameJournalExitsAtOnce() async throws {
-        let server = try await TestServer { _, _ in .reply(status: 200, body: #"{"result":"ok"}"#, delay: .milliseconds(600)) }
-        defer { Task { await server.stop() } }
+        let server = try LocalServer { _, _ in .text(200, #"{"result":"ok"}"#, delay: .milliseconds(600)) }
+        defer { server.stop() }
         let fixture = try JournalFixture(points: 2)
         let configuration = SyncConfiguration.test(server)
         async let first = sync(fixture, configuration)
@@ -405,8 +406,8 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
     }
 
     @Test func backoffIsRememberedAndNowBypassesIt() async throws {
-        let server = try await TestServer { _, _ in .reply(status: 500, body: "") }
-        defer { Task { await server.stop() } }
+        let server = try LocalServer { _, _ in .text(500, "") }
+        defer { server.stop() }
         let fixture = try JournalFixture(points: 2)
         let clock = TestClock()
         let configuration = SyncConfiguration.test(server)
@@ -427,7 +428,7 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
         #expect(state.consecutiveFailures == 2)
         #expect(state.nextAttempt == clock.now + 120)
 
-        server.setScript { _, _ in TestServer.ok() }
+        server.setScript { _, _ in LocalServer.ok() }
         #expect(try await sync(fixture, configuration, clock: clock).outcome == .backingOff(until: clock.now + 120))
         #expect(try await sync(fixture, configuration, clock: clock, sendNow: true).outcome == .delivered)
         state = fixture.state
@@ -438,10 +439,10 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
     }
 
     @Test func aChangedURLOrTokenIsTriedAtOnce() async throws {
-        let broken = try await TestServer { _, _ in .reply(status: 500, body: "") }
-        defer { Task { await broken.stop() } }
-        let fixed = try await TestServer()
-        defer { Task { await fixed.stop() } }
+        let broken = try LocalServer { _, _ in .text(500, "") }
+        defer { broken.stop() }
+        let fixed = try LocalServer()
+        defer { fixed.stop() }
         let fixture = try JournalFixture(points: 2)
         let clock = TestClock()
         #expect(try await sync(fixture, .test(broken), clock: clock).outcome == .retryLater)
@@ -469,10 +470,10 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
     /// fixes the url: the next run does what it says ("trying it now"), rather than
     /// saying so and then "not due".
     @Test func aChangedURLIsTriedAtOnceWithinTheSendInterval() async throws {
-        let flaky = try await TestServer { index, _ in index == 0 ? TestServer.ok() : .reply(status: 500, body: "") }
-        defer { Task { await flaky.stop() } }
-        let fixed = try await TestServer()
-        defer { Task { await fixed.stop() } }
+        let flaky = try LocalServer { index, _ in index == 0 ? LocalServer.ok() : .text(500, "") }
+        defer { flaky.stop() }
+        let fixed = try LocalServer()
+        defer { fixed.stop() }
         let fixture = try JournalFixture(points: 120)
         let clock = TestClock()
         var broken = SyncConfiguration.test(flaky)
@@ -485,7 +486,7 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
         repaired.sendIntervalSeconds = 300
         let retried = try await sync(fixture, repaired, clock: clock)
         #expect(retried.outcome == .delivered && retried.sentRecords == 70, "\(retried)")
-        #expect(retried.warnings == [SyncEngine.destinationChangedNote])
+        #expect(retried.warnings == [SyncReport.destinationChangedNote])
         #expect(fixture.cursor == 120)
         // Sending off still holds it, and then nothing claims a try.
         clock.advance(5)
@@ -499,8 +500,8 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
     }
 
     @Test func sendIntervalGatesRunsAndNowOverrides() async throws {
-        let server = try await TestServer()
-        defer { Task { await server.stop() } }
+        let server = try LocalServer()
+        defer { server.stop() }
         let fixture = try JournalFixture(points: 2)
         let clock = TestClock()
         var configuration = SyncConfiguration.test(server)
@@ -519,8 +520,8 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
     }
 
     @Test func sendIntervalOffSendsNothingUnlessNow() async throws {
-        let server = try await TestServer()
-        defer { Task { await server.stop() } }
+        let server = try LocalServer()
+        defer { server.stop() }
         let fixture = try JournalFixture(points: 2)
         var configuration = SyncConfiguration.test(server)
         configuration.sendIntervalSeconds = nil
@@ -530,8 +531,8 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
     }
 
     @Test func maxTimeStopsBetweenBatches() async throws {
-        let server = try await TestServer { _, _ in .reply(status: 200, body: #"{"result":"ok"}"#, delay: .milliseconds(300)) }
-        defer { Task { await server.stop() } }
+        let server = try LocalServer { _, _ in .text(200, #"{"result":"ok"}"#, delay: .milliseconds(300)) }
+        defer { server.stop() }
         let fixture = try JournalFixture(points: 500)
         var configuration = SyncConfiguration.test(server)
         configuration.maxTime = 0.5
@@ -545,8 +546,8 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
     // MARK: - Dry run, configuration
 
     @Test func dryRunShowsTheFirstRequestRedactedAndChangesNothing() async throws {
-        let server = try await TestServer()
-        defer { Task { await server.stop() } }
+        let server = try LocalServer()
+        defer { server.stop() }
         let fixture = try JournalFixture(points: 3)
         let configuration = SyncConfiguration.test(server, path: "/in?token=secret-token")
         let request = try await HTTPClientTransport.withTransport(configuration: configuration) { transport in
@@ -578,8 +579,8 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
     }
 
     @Test func tlsToAPlainServerFailsAsRetryable() async throws {
-        let server = try await TestServer()
-        defer { Task { await server.stop() } }
+        let server = try LocalServer()
+        defer { server.stop() }
         let fixture = try JournalFixture(points: 1)
         var configuration = SyncConfiguration.test(server)
         configuration.endpoint = "https://127.0.0.1:\(server.port)/overland"

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import OverlandSync
 import Testing
@@ -50,8 +51,8 @@ struct TestCertificates {
     @Test func privateCATrustedOnlyWithCAFile() async throws {
         let certificates = try TestCertificates()
         defer { certificates.remove() }
-        let server = try await TestServer(tls: (certificates.certificate, certificates.key))
-        defer { Task { await server.stop() } }
+        let server = try LocalServer(tls: (certificates.certificate, certificates.key))
+        defer { server.stop() }
         let fixture = try JournalFixture(points: 2)
         var configuration = SyncConfiguration.test(server)
         configuration.endpoint = "https://127.0.0.1:\(server.port)/overland"
@@ -74,8 +75,8 @@ struct TestCertificates {
     @Test func certificateForAnotherNameIsRefused() async throws {
         let certificates = try TestCertificates(subjectAltName: "DNS:example.com")
         defer { certificates.remove() }
-        let server = try await TestServer(tls: (certificates.certificate, certificates.key))
-        defer { Task { await server.stop() } }
+        let server = try LocalServer(tls: (certificates.certificate, certificates.key))
+        defer { server.stop() }
         let fixture = try JournalFixture(points: 2)
         var configuration = SyncConfiguration.test(server)
         configuration.endpoint = "https://127.0.0.1:\(server.port)/overland"

@@ -328,21 +328,3 @@ final class RunningTool: @unchecked Sendable {
 /// would keep a reader from ever seeing end of file.
 @_silgen_name("pipe2")
 private func systemPipe2(_ fds: UnsafeMutablePointer<Int32>, _ flags: Int32) -> Int32
-
-/// A private temporary directory (mode 0700), removed with everything in it when the value
-/// goes away.
-final class TemporaryDirectory: @unchecked Sendable {
-    let path: String
-
-    init(prefix: String = "overland-e2e") throws {
-        let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        var template = Array((base + "/" + prefix + "-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw ToolRunnerError(description: "mkdtemp: errno \(errno)") }
-        path = String(decoding: UnsafeRawBufferPointer(start: made, count: strlen(made)), as: UTF8.self)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    /// A path inside the directory.
-    func appending(_ component: String) -> String { path + "/" + component }
-}

@@ -12,42 +12,40 @@ import Darwin
 /// in SiRF style (`hhmmss.000`, minutes to 4 decimals, whole metres), CRLF, valid checksums;
 /// mostly 1 s apart, some 2 or 3 s, one 4 s and one 7 s gap; starting at walking pace and
 /// driving at 5.09 to 111.00 km/h, never stopping, heading west; all on one UTC day.
-///
-/// This file is shared by two test targets (OverlandNMEATests and EndToEndTests link to it).
-struct GeneratedDrive: Sendable {
+public struct GeneratedDrive: Sendable {
     /// One epoch: what its four sentences state, and the sentences.
-    struct Epoch: Sendable {
+    public struct Epoch: Sendable {
         /// Seconds since 1970 (whole seconds: the sentences say `.000`).
-        var time: Int64
+        public var time: Int64
         /// Latitude in ten-thousandths of a minute, north positive (4529.4585 N: 27_294_585).
-        var latitudeUnits: Int64
+        public var latitudeUnits: Int64
         /// Longitude in ten-thousandths of a minute, east positive.
-        var longitudeUnits: Int64
+        public var longitudeUnits: Int64
         /// Metres above mean sea level, whole.
-        var altitude: Int
+        public var altitude: Int
         /// Speed over ground in hundredths of a km/h, as VTG states it.
-        var speedCentiKMH: Int
+        public var speedCentiKMH: Int
         /// Course over ground in tenths of a degree.
-        var courseTenths: Int
+        public var courseTenths: Int
         /// GGA, GSA, RMC, VTG, each with its checksum and CRLF.
-        var text: String
+        public var text: String
 
-        var latitude: Double { Double(latitudeUnits) / 600_000 }
-        var longitude: Double { Double(longitudeUnits) / 600_000 }
+        public var latitude: Double { Double(latitudeUnits) / 600_000 }
+        public var longitude: Double { Double(longitudeUnits) / 600_000 }
         /// Metres per second.
-        var speed: Double { Double(speedCentiKMH) / 100 / 3.6 }
-        var course: Double { Double(courseTenths) / 10 }
+        public var speed: Double { Double(speedCentiKMH) / 100 / 3.6 }
+        public var course: Double { Double(courseTenths) / 10 }
     }
 
     /// The drive the tests use: 5,597 epochs from 2020-02-14 18:05:42 UTC.
-    static let standard = GeneratedDrive(epochs: 5597, seed: 0x5EED_2020)
+    public static let standard = GeneratedDrive(epochs: 5597, seed: 0x5EED_2020)
 
-    let epochs: [Epoch]
+    public let epochs: [Epoch]
 
     /// The whole drive as one NMEA text.
-    var text: String { epochs.map(\.text).joined() }
+    public var text: String { epochs.map(\.text).joined() }
 
-    init(epochs count: Int, seed: UInt64, start: Int64 = 1_581_703_542) {
+    public init(epochs count: Int, seed: UInt64, start: Int64 = 1_581_703_542) {
         var random = DriveRandom(seed: seed)
         let earthRadius = 6_371_008.8
         var time = start
@@ -106,7 +104,7 @@ struct GeneratedDrive: Sendable {
     }
 
     /// The four sentences of an epoch, as a SiRF receiver writes them.
-    static func sentences(time: Int64, latitudeUnits: Int64, longitudeUnits: Int64, altitude: Int,
+    public static func sentences(time: Int64, latitudeUnits: Int64, longitudeUnits: Int64, altitude: Int,
                           speedCentiKMH: Int, courseTenths: Int) -> String {
         let second = time % 86_400
         let clock = digits(Int(second / 3600), 2) + digits(Int(second / 60 % 60), 2) + digits(Int(second % 60), 2) + ".000"
@@ -125,26 +123,26 @@ struct GeneratedDrive: Sendable {
     }
 
     /// `$BODY*hh` and CRLF.
-    static func sentence(_ body: String) -> String {
+    public static func sentence(_ body: String) -> String {
         let checksum = body.utf8.reduce(UInt8(0), ^)
         let hex = Array("0123456789ABCDEF")
         return "$" + body + "*" + String(hex[Int(checksum >> 4)]) + String(hex[Int(checksum & 15)]) + "\r\n"
     }
 
     /// `ddmm.mmmm` or `dddmm.mmmm` from ten-thousandths of a minute (sign dropped).
-    static func angle(_ units: Int64, degreeDigits: Int) -> String {
+    public static func angle(_ units: Int64, degreeDigits: Int) -> String {
         let units = abs(units)
         let degrees = Int(units / 600_000), minutes = Int(units % 600_000)
         return digits(degrees, degreeDigits) + digits(minutes / 10_000, 2) + "." + digits(minutes % 10_000, 4)
     }
 
-    static func digits(_ value: Int, _ width: Int) -> String {
+    public static func digits(_ value: Int, _ width: Int) -> String {
         let text = String(value)
         return String(repeating: "0", count: max(0, width - text.count)) + text
     }
 
     /// Days since 1970 -> year, month, day (Howard Hinnant's civil_from_days).
-    static func civilDate(days: Int64) -> (year: Int, month: Int, day: Int) {
+    public static func civilDate(days: Int64) -> (year: Int, month: Int, day: Int) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097
@@ -158,12 +156,12 @@ struct GeneratedDrive: Sendable {
 }
 
 /// SplitMix64: the same numbers on every machine for a seed.
-struct DriveRandom {
+public struct DriveRandom {
     private var state: UInt64
 
-    init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -172,10 +170,10 @@ struct DriveRandom {
     }
 
     /// Uniform in [0, 1).
-    mutating func uniform() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    public mutating func uniform() -> Double { Double(next() >> 11) / Double(1 << 53) }
 
     /// Standard normal (Box-Muller).
-    mutating func gauss() -> Double {
+    public mutating func gauss() -> Double {
         let u = max(uniform(), 1e-300), v = uniform()
         return (-2 * log(u)).squareRoot() * cos(2 * Double.pi * v)
     }

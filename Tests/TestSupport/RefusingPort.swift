@@ -7,25 +7,24 @@ import Musl
 /// A loopback port on which every connection is refused, reserved for the rest of the test
 /// process: a TCP socket bound to 127.0.0.1 and never listening. A port bound and then
 /// closed can be taken at once by another test's server (the suites run in parallel), which
-/// then accepts the connection instead of refusing it. (Shared by two test targets through
-/// links, like GeneratedDrive.swift.)
-enum RefusingPort {
+/// then accepts the connection instead of refusing it.
+public enum RefusingPort {
     /// A new such port; its socket stays open until the process exits.
-    static func reserve() -> Int { LoopbackPort.reserve(listening: false) }
+    public static func reserve() -> Int { LoopbackPort.reserve(listening: false) }
 }
 
 /// A loopback port that accepts connections and never answers, reserved for the rest of
 /// the test process: a TCP socket on 127.0.0.1 that listens and is never read, so the kernel
 /// completes each handshake and nothing more comes (a broker that never sends CONNACK).
-enum SilentPort {
+public enum SilentPort {
     /// A new such port; its socket stays open until the process exits.
-    static func reserve() -> Int { LoopbackPort.reserve(listening: true) }
+    public static func reserve() -> Int { LoopbackPort.reserve(listening: true) }
 }
 
 /// A TCP socket bound to a free port of 127.0.0.1, listening or not, kept open until the
 /// process exits.
 private enum LoopbackPort {
-    static func reserve(listening: Bool) -> Int {
+    public static func reserve(listening: Bool) -> Int {
         let opened = LoopbackSocket.open(backlog: listening ? 64 : nil)
         precondition(opened != nil, "bind 127.0.0.1:0\(listening ? " and listen" : ""): errno \(errno)")
         return opened!.port
@@ -35,8 +34,8 @@ private enum LoopbackPort {
 /// A TCP socket on a free port of 127.0.0.1 (close-on-exec: no child process inherits it),
 /// listening with `backlog` unless nil: what every loopback stand-in of the tests (a gpsd,
 /// a broker) starts from. The caller owns the descriptor. Nil, with errno set, on failure.
-enum LoopbackSocket {
-    static func open(backlog: Int32?) -> (descriptor: Int32, port: Int)? {
+public enum LoopbackSocket {
+    public static func open(backlog: Int32?) -> (descriptor: Int32, port: Int)? {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return nil }
         var address = sockaddr_in()

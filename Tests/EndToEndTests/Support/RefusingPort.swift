@@ -1,1 +1,0 @@
-../../Fixtures/RefusingPort.swift
