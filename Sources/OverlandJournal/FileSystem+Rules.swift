@@ -102,9 +102,9 @@ extension FileSystem {
 
     /// Writes a small file whole and durably: temporary file, fsync, rename, directory fsync.
     /// After a crash the target holds the old content or the new, never a mix.
-    /// `durably: false` leaves out both fsyncs: the replacement is atomic (a killed process
-    /// leaves the old or the new file) but a power cut may undo it until `syncFile` and
-    /// `syncDirectory` (the durability pacing of cursors, journal-format.md section 9).
+    /// `durably: false` leaves out the directory fsync: the replacement is atomic (a killed
+    /// process or a power cut leaves the old file or the new, whole) but a power cut may undo
+    /// it until `syncDirectory` (the durability pacing of cursors, journal-format.md section 9).
     public func replaceAtomically(_ path: String, with bytes: [UInt8], faultPrefix: String? = nil,
                                   durably: Bool = true) throws(JournalError) {
         try checkRegularFile(path)

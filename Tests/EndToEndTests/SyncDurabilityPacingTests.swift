@@ -41,7 +41,9 @@ struct SyncDurabilityPacingTests {
         #expect(ofCursor >= 1, "the end of the run makes the cursor durable")
         #expect(ofCursor <= seconds + 1, "\(ofCursor) fsyncs of cursor.json in \(elapsed) for \(batches) batches")
         #expect(ofJournalDirectory <= seconds + 1, "\(ofJournalDirectory) fsyncs of the journal directory in \(elapsed)")
-        #expect(calls.count <= 2 * (seconds + 1) + 12, "\(calls.count) fsyncs in all, in \(elapsed): \(calls.map(\.line).prefix(20))")
+        // Each batch's replacement still fsyncs its temporary file before the rename (else a
+        // power cut can leave an empty cursor: journal-sim seed 1096); the rest is paced.
+        #expect(calls.count <= batches + 2 * (seconds + 1) + 12, "\(calls.count) fsyncs in all, in \(elapsed): \(calls.map(\.line).prefix(20))")
         Figures.record("sync: durability by time", "batches", batches)
         Figures.record("sync: durability by time", "fsyncs of cursor.json", ofCursor)
         Figures.record("sync: durability by time", "fsyncs in all", calls.count)

@@ -16,6 +16,14 @@ import Testing
         #expect(outcome.crashStates > 0)
     }
 
+    /// A seed that failed once cursors were written with `durably: false` (the durability
+    /// pacing): the temporary file was renamed over the cursor without its fsync, and a power
+    /// cut left `cursors/work.json` empty, refused by every later run.
+    @Test func cursorReplacedWithoutDirectoryFsyncIsNeverEmpty() async {
+        let outcome = await Explorer().run(seed: 1096)
+        #expect(outcome.violation == nil, "\(outcome.violation.map { "\($0)" } ?? "")")
+    }
+
     /// A journal created and committed to, then a power cut that keeps only what was
     /// fsynced: the journal is there with its records (before the fix: gone).
     @Test func newJournalSurvivesAPowerCut() throws {
