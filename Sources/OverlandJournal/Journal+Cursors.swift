@@ -165,19 +165,25 @@ extension Journal {
             try writeNamedCursor(.default, try cursor())
             names = [.default]
         }
-        // Lowered (a reader sent again), the floor goes down first: it never stands above a cursor.
-        if try cursor() > next { try writeFloor(next, durably: durably) }
+        // Lowered (a reader sent again), the floor goes down first, durably: it never stands
+        // above a cursor, not even after a power cut.
+        if try cursor() > next { try writeFloor(next) }
         try writeNamedCursor(name, next, durably: durably)
         FaultPoint.reach("cursors.after-named")
-        try updateFloor(durably: durably)
+        // Raised only once the named cursor is durable (here, or in `syncCursor`): the two
+        // live in different directories, and a power cut could keep the floor's rename and
+        // undo the cursor's, leaving the floor above it (journal-sim seed 5791).
+        if durably { try updateFloor() }
     }
 
-    /// Makes the cursor of `name` and the floor durable after writes with `durably: false`:
-    /// fsync of each file present, then of their directories.
+    /// Makes the cursor of `name` durable after writes with `durably: false`, then raises
+    /// the floor to the lowest named cursor and makes it durable: fsync of each file, then
+    /// of its directory, the cursor's before the floor's.
     public func syncCursor(for name: CursorName) throws(JournalError) {
         try fs.syncFile(cursorPath(for: name))
-        try fs.syncFile(cursorPath)
         if fs.kind(cursorsPath) == .directory { try fs.syncDirectory(cursorsPath) }
+        try updateFloor(durably: false)
+        try fs.syncFile(cursorPath)
         try fs.syncDirectory(path)
     }
 
