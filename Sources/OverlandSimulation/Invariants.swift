@@ -16,14 +16,17 @@ enum Invariants {
 
     static let device: [UInt8] = Array("sim".utf8)
 
-    /// A point's id: the digits after `{"i":`.
+    /// What starts a point and its id: an opening brace (0x7B), then `"i":`.
+    static let idMarker: [UInt8] = [0x7B] + Array(#""i":"#.utf8)
+
+    /// A point's id: the digits after `idMarker`.
     static func pointID(_ line: ArraySlice<UInt8>) -> Int? {
-        number(after: "{\"i\":", in: line)
+        number(after: idMarker, in: line)
     }
 
     /// The time index's key of a point: its second, one device.
     static func timeKey(_ line: ArraySlice<UInt8>) -> (second: Int64, device: ArraySlice<UInt8>)? {
-        guard let second = number(after: ",\"s\":", in: line) else { return nil }
+        guard let second = number(after: Array(#","s":"#.utf8), in: line) else { return nil }
         return (Int64(second), device[...])
     }
 
@@ -31,7 +34,7 @@ enum Invariants {
     static func pointIDs(in body: ArraySlice<UInt8>) -> [Int] {
         var ids: [Int] = []
         var rest = body
-        let marker = Array("{\"i\":".utf8)
+        let marker = idMarker
         while let start = rest.indices.first(where: { rest[$0...].starts(with: marker) }) {
             if let id = pointID(rest[start...]) { ids.append(id) }
             rest = rest[(start + marker.count)...]
@@ -39,8 +42,7 @@ enum Invariants {
         return ids
     }
 
-    private static func number(after prefix: String, in line: ArraySlice<UInt8>) -> Int? {
-        let marker = Array(prefix.utf8)
+    private static func number(after marker: [UInt8], in line: ArraySlice<UInt8>) -> Int? {
         guard let start = line.indices.first(where: { line[$0...].starts(with: marker) }) else { return nil }
         var value = 0
         var index = start + marker.count

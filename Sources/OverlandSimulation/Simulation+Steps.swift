@@ -82,8 +82,12 @@ extension Simulation {
         configuration.batchSize = batch
         let receiver = SimulatedReceiver(outcomes)
         let now = disk.now
+        // Every clock fixed for the run: the same seed makes the same writes (the monotonic
+        // clock standing still, the cursor's durability pacing makes it durable at the end).
+        let instant = ContinuousClock.now
+        let timing = SyncTiming(wallClock: { now }, random: { 0.5 }, monotonicClock: { instant })
         let engine = SyncEngine(journal: journal, configuration: configuration, transport: receiver,
-                                cursor: CursorName(Self.destinations[destination])!, wallClock: { now }, random: { 0.5 })
+                                cursor: CursorName(Self.destinations[destination])!, timing: timing)
         let report = await engine.run(sendNow: true)
         for id in receiver.stored { model.received[destination][id, default: 0] += 1 }
         // Each request that ended in a lost acknowledgement or a duplicate may come again.

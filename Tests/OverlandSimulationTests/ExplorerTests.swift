@@ -19,6 +19,23 @@ import Testing
         #expect(outcome.crashStates > 0)
     }
 
+    /// A seed that failed once cursors were written with `durably: false` (the durability
+    /// pacing): the temporary file was renamed over the cursor without its fsync, and a power
+    /// cut left `cursors/work.json` empty, refused by every later run.
+    @Test func cursorReplacedWithoutDirectoryFsyncIsNeverEmpty() async {
+        let outcome = await Explorer().run(seed: 1096)
+        #expect(outcome.violation == nil, "\(outcome.violation.map { "\($0)" } ?? "")")
+    }
+
+    /// A seed that failed with the cursor durability pacing: a named cursor advanced without
+    /// its fsyncs raised the floor at once; a power cut kept the floor's rename and undid the
+    /// cursor's (another directory), the floor above the cursor. The floor now rises only
+    /// once the cursor is durable.
+    @Test func floorNeverAboveACursorAfterACut() async {
+        let outcome = await Explorer().run(seed: 5791)
+        #expect(outcome.violation == nil, "\(outcome.violation.map { "\($0)" } ?? "")")
+    }
+
     /// A journal created and committed to, then a power cut that keeps only what was
     /// fsynced: the journal is there with its records (before the fix: gone).
     @Test func newJournalSurvivesAPowerCut() throws {
