@@ -175,12 +175,7 @@ struct Status {
         // The settings' endpoint's queue, deliveries and schedule; with only named
         // destinations there is none: their blocks below say it for each.
         let onlyNamed = !hasDefaultDestination && !destinations.isEmpty
-        if !onlyNamed {
-            lines += queueLines()
-            if let own = destinations.first(where: { $0.destination.isDefault && $0.destination.verify }) {
-                lines.append(("read back", own.readBack))
-            }
-        }
+        if !onlyNamed { lines += queueLines() }
         if let endpoint {
             lines.append(("endpoint", RedactedURL.shown(endpoint) + (token.map { " (token \(SettingKey.redactedToken($0)))" } ?? "")))
         } else if onlyNamed {
@@ -228,6 +223,9 @@ struct Status {
             lines.append(("server", geocode))
         }
         lines.append(("sending", Self.sending(sendInterval, sync: sync, changed: destinationChanged, now: now)))
+        if let own = destinations.first(where: { $0.destination.isDefault && $0.destination.verify }) {
+            lines.append(("read back", own.readBack))
+        }
         return lines
     }
 
