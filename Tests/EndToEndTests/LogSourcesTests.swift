@@ -186,7 +186,9 @@ struct LogSourcesTests {
         // by 1024 weeks), fed one sentence per 10 ms: gpsd starts feeding when its first
         // client connects (the check for its port may be that client).
         let recent = Int64(Date().timeIntervalSince1970) / 60 * 60 - 7200
-        let firstCapture = try sandbox.file("first.nmea", text: GeneratedNMEA.epochs(0..<100, start: recent))
+        // Long enough (40 s at 0.01 s a sentence) that the logger, trying again ever less
+        // often (0.5 s, 1 s, 2 s, ...), connects while gpsd still feeds, however loaded the machine.
+        let firstCapture = try sandbox.file("first.nmea", text: GeneratedNMEA.epochs(0..<1000, start: recent))
         let first = try Self.startGPSFake(port: port, capture: firstCapture)
         let firstCount = Self.waitForRecords(sandbox, atLeast: 10)
         #expect(firstCount >= 10, "points from the first gpsd")
@@ -197,9 +199,9 @@ struct LogSourcesTests {
 
         // Second gpsd on the same port: an hour later, new to the journal.
         let start = recent + 3600
-        let capture = try sandbox.file("second.nmea", text: GeneratedNMEA.epochs(0..<100, start: start))
+        let capture = try sandbox.file("second.nmea", text: GeneratedNMEA.epochs(0..<1000, start: start))
         let second = try Self.startGPSFake(port: port, capture: capture)
-        let fromSecond = { (try? sandbox.records().filter { $0.timestamp >= start && $0.timestamp < start + 100 }.count) ?? 0 }
+        let fromSecond = { (try? sandbox.records().filter { $0.timestamp >= start && $0.timestamp < start + 1000 }.count) ?? 0 }
         #expect(waitUntil { fromSecond() >= 10 }, "points from the second gpsd after reconnecting")
         second.killGroup(SIGKILL)
         _ = second.wait()
