@@ -109,8 +109,10 @@ public enum ISO8601UTC {
         }
     }
 
-    /// Days since 1970-01-01 of a proleptic Gregorian date.
-    static func days(fromYear year: Int64, month: Int64, day: Int64) -> Int64 {
+    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
+    /// days_from_civil): the one place, NMEA's dates (`CivilDate`) use it too.
+    @inlinable
+    public static func days(fromYear year: Int64, month: Int64, day: Int64) -> Int64 {
         let shiftedYear = month <= 2 ? year - 1 : year
         let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
         let yearOfEra = shiftedYear - era * 400
@@ -119,8 +121,9 @@ public enum ISO8601UTC {
         return era * 146_097 + dayOfEra - 719_468
     }
 
-    /// The proleptic Gregorian date of a day counted from 1970-01-01.
-    static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+    /// The proleptic Gregorian date of a day counted from 1970-01-01 (civil_from_days).
+    @inlinable
+    public static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
         let shifted = days + 719_468
         let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
         let dayOfEra = shifted - era * 146_097
