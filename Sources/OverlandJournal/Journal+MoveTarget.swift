@@ -32,7 +32,7 @@ extension Journal {
         guard fs.kind(targetPath + "/manifest.json") == .file else {
             throw .targetMissing(path: targetPath, intent: intent)
         }
-        let target = try wrap { () throws(JournalError) in try Journal(path: targetPath) }
+        let target = try wrap { () throws(JournalError) in try Journal(path: targetPath, fileSystem: fs) }
         guard target.id == intent.targetID else { throw .otherMovePending(intent) }
         return target
     }
@@ -74,7 +74,7 @@ extension Journal {
                 }
             }
         }
-        let target = try wrap { () throws(JournalError) in try Journal(path: targetPath) }
+        let target = try wrap { () throws(JournalError) in try Journal(path: targetPath, fileSystem: fs) }
         guard target.id != id else { throw .sameJournal(path: targetPath) }
         if try wrap({ () throws(JournalError) in try target.movedFrom() }) == nil {
             throw .notAMoveTarget(path: targetPath)
