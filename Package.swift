@@ -93,7 +93,7 @@ let package = Package(
         // A disk in memory that knows what is durable and what is pending, and produces the
         // crash states a power cut allows (docs/reliability.md); the seeded explorer of power
         // cuts drives the journal and the sync's cursor and state writes on it. Not installed.
-        .target(name: "OverlandSimulation", dependencies: ["OverlandJournal", "OverlandSync"]),
+        .target(name: "OverlandSimulation", dependencies: ["OverlandJournal", "OverlandSync", "OverlandJSON", "OverlandLogger", "OverlandRecorder", "OverlandSettings"]),
         .executableTarget(name: "journal-sim", dependencies: ["OverlandSimulation"]),
 
         // What every test target shares: one loopback HTTP server with scripted answers

@@ -12,8 +12,10 @@ public enum TripStopper {
         public var isAlreadyWritten: Bool
     }
 
-    public static func record(for trip: Trip, in journal: Journal, settings: Settings, stoppedAutomatically: Bool) throws -> Result {
-        let end = max(Journal.currentTime(), trip.start)
+    /// The record of `trip` ending at `now` (Unix seconds; the clock injected for tests).
+    public static func record(for trip: Trip, in journal: Journal, settings: Settings, stoppedAutomatically: Bool,
+                              now: Int64 = Journal.currentTime()) throws -> Result {
+        let end = max(now, trip.start)
         let summary = try TripSummary.compute(for: trip, through: end, in: journal)
         var last = summary.latest
         if last == nil {
@@ -41,13 +43,15 @@ public enum AutomaticTripStop {
     /// Ends the active trip, if any: its record appended through `appender` and committed
     /// (unless a stop that crashed wrote it already), then the trip cleared, under the
     /// trip's lock. True when a trip was stopped: the recorder's configuration changes.
-    public static func stop(in journal: Journal, appender: JournalAppender, settings: Settings) throws -> Bool {
+    /// `now` (Unix seconds) ends the trip; the clock injected for tests.
+    public static func stop(in journal: Journal, appender: JournalAppender, settings: Settings,
+                            now: Int64 = Journal.currentTime()) throws -> Bool {
         try withExtendedLifetime(Trip.lockForChange(in: journal)) {
             guard let trip = try Trip.active(in: journal) else { return false }
-            let record = try TripStopper.record(for: trip, in: journal, settings: settings, stoppedAutomatically: true)
+            let record = try TripStopper.record(for: trip, in: journal, settings: settings, stoppedAutomatically: true, now: now)
             if !record.isAlreadyWritten {
                 try appender.append(record.line)
-                try appender.commit()
+                try appender.commit(wallClock: now)
             }
             try Trip.clear(in: journal)
             return true

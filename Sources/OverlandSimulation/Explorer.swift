@@ -10,6 +10,7 @@ public struct Explorer: Sendable {
         public let seed: UInt64
         public let steps: [Step]
         public let crashStates: Int
+        public let coverage: Coverage
         public let violation: Violation?
     }
 
@@ -18,7 +19,8 @@ public struct Explorer: Sendable {
         let steps = Step.workload(seed: seed)
         let simulation = Simulation(ignores: ignores)
         let violation = await simulation.run(steps)
-        return Outcome(seed: seed, steps: steps, crashStates: simulation.crashStates, violation: violation)
+        return Outcome(seed: seed, steps: steps, crashStates: simulation.crashStates,
+                       coverage: simulation.coverage, violation: violation)
     }
 
     /// The violation `steps` end in, if any.

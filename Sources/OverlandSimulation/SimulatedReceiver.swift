@@ -30,7 +30,7 @@ final class SimulatedReceiver: Transport {
             script.answered.append(next)
             return next
         }
-        let ids = Invariants.pointIDs(in: request.body[...])
+        let ids = Invariants.recordIDs(in: request.body[...])
         switch outcome {
         case .reset:
             throw TransportError(.connectionLost, "connection reset mid-body (simulated)")

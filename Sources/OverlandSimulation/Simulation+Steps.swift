@@ -3,11 +3,26 @@ import OverlandSync
 
 extension Simulation {
     /// Performs one step; returns what failed (meaningful only while the power is on).
-    func perform(_ step: Step) async -> String? {
-        if case .engine(let destination, let batch, let outcomes) = step {
-            return await runEngine(destination, batch: batch, outcomes)
+    func perform(_ step: Step) async -> SimulationFailure? {
+        let failure: String?
+        switch step {
+        case .engine(let destination, let batch, let outcomes):
+            guard let journal else { return SimulationFailure(kind: "error", message: "no journal open") }
+            failure = await runEngine(journal, receiver: destination, batch: batch, outcomes)
+        case .stickEngine(let outcomes):
+            guard let target else { return nil }
+            failure = await runEngine(target, receiver: Self.stick, batch: Self.maxBatch, outcomes)
+        case .move(let seal):
+            return move(seal: seal)
+        default:
+            return performOnJournal(step)
         }
-        guard let journal, let appender else { return "no journal open" }
+        return failure.map { SimulationFailure(kind: "error", message: $0) }
+    }
+
+    /// Performs a step of the logger, a hand-made sync, retention or repair.
+    func performOnJournal(_ step: Step) -> SimulationFailure? {
+        guard let journal, let appender else { return SimulationFailure(kind: "error", message: "no journal open") }
         do {
             switch step {
             case .log(let count, let pad): try logPoints(count, pad: pad, appender)
@@ -16,11 +31,15 @@ extension Simulation {
             case .sync(let destination, let batch, let outcome): try sync(journal, destination, batch: batch, outcome)
             case .prune: try prune(journal)
             case .repair: try appender.repairAll()
-            case .cut, .engine: break
+            case .tripStart(let mode): try startTrip(mode, journal)
+            case .tripStop: try stopTrip(journal, appender)
+            case .cut, .engine, .stickEngine, .move: break
             }
             return nil
+        } catch let failure as SimulationFailure {
+            return failure
         } catch {
-            return "\(error)"
+            return SimulationFailure(kind: "error", message: "\(error)")
         }
     }
 
@@ -47,13 +66,15 @@ extension Simulation {
     func sync(_ journal: Journal, _ destination: Int, batch: Int, _ outcome: Step.Delivery) throws(JournalError) {
         guard let lock = try journal.tryLockCursors() else { throw .io(operation: "cursor lock held", path: journal.path, reason: "", code: 0) }
         defer { withExtendedLifetime(lock) {} }
+        // As the sync engine does: a journal with a move pending is not synced.
+        guard try journal.pendingMove() == nil else { return }
         let name = CursorName(Self.destinations[destination])!
         let next = try journal.cursor(for: name)
         let reader = try journal.records(from: next)
         var ids: [Int] = []
         var end = next
         while ids.count < batch, let record = try reader.next() {
-            guard let id = Invariants.pointID(record.line) else { throw .untrusted(path: journal.path, reason: "record \(record.sequence) is not a point") }
+            guard let id = Invariants.recordID(record.line) else { throw .untrusted(path: journal.path, reason: "record \(record.sequence) is neither a point nor a trip") }
             ids.append(id)
             end = record.sequence + 1
         }
@@ -74,10 +95,11 @@ extension Simulation {
         try state.save(in: journal, as: SyncState.fileName(forDestination: name.text))
     }
 
-    /// One run of the real sync engine through a simulated receiver. Its report is not a
-    /// failure of the simulation (a reset is a failed run); what the receiver stored is.
-    func runEngine(_ destination: Int, batch: Int, _ outcomes: [Step.Delivery]) async -> String? {
-        guard let journal else { return "no journal open" }
+    /// One run of the real sync engine on `journal` to the receiver numbered `destination`
+    /// (`receivers`) through a simulated receiver. Its report is not a failure of the
+    /// simulation (a reset is a failed run, a pending move a refused one); what the receiver
+    /// stored is.
+    func runEngine(_ journal: Journal, receiver destination: Int, batch: Int, _ outcomes: [Step.Delivery]) async -> String? {
         var configuration = SyncConfiguration(endpoint: "https://receiver.invalid/", token: "simulated", deviceID: "sim")
         configuration.batchSize = batch
         let receiver = SimulatedReceiver(outcomes)
@@ -87,13 +109,14 @@ extension Simulation {
         let instant = ContinuousClock.now
         let timing = SyncTiming(wallClock: { now }, random: { 0.5 }, monotonicClock: { instant })
         let engine = SyncEngine(journal: journal, configuration: configuration, transport: receiver,
-                                cursor: CursorName(Self.destinations[destination])!, timing: timing)
+                                cursor: CursorName(Self.receivers[destination])!, timing: timing)
         let report = await engine.run(sendNow: true)
         for id in receiver.stored { model.received[destination][id, default: 0] += 1 }
         // Each request that ended in a lost acknowledgement or a duplicate may come again.
         model.resendAllowance[destination] += receiver.answered.filter { $0 == .ackLost || $0 == .duplicated }.count
         switch report.outcome {
         case .delivered, .nothingToSend, .retryLater: return nil
+        case .configurationError where (try? journal.pendingMove()) != nil: return nil
         default: return disk.isDead ? nil : "sync engine: \(report.outcome): \(report.message ?? "")"
         }
     }
@@ -101,6 +124,7 @@ extension Simulation {
     func prune(_ journal: Journal) throws(JournalError) {
         guard let lock = try journal.tryLockCursors() else { throw .io(operation: "cursor lock held", path: journal.path, reason: "", code: 0) }
         defer { withExtendedLifetime(lock) {} }
+        model.highestEnd = max(model.highestEnd, try journal.endSequence())
         let readers = Self.destinations.map { CursorName($0)! }
         try journal.removeSentSegments(now: disk.now, readers: readers)
     }

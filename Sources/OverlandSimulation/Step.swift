@@ -17,6 +17,18 @@ public enum Step: Sendable, Equatable, CustomStringConvertible {
     case prune
     /// `overland journal repair`.
     case repair
+    /// `overland journal move --to` the stick (`Simulation.stickPath`), finishing an
+    /// interrupted move first; with `seal` the logger stops, the move seals the active
+    /// segment first (`--seal`), and the logger starts again.
+    case move(seal: Bool)
+    /// Another machine syncs the stick's journal (the sync engine, its own destination
+    /// `stick`), its receiver answering as `outcomes` say, then reset.
+    case stickEngine(outcomes: [Delivery])
+    /// `overland trip start --mode MODE`: the active trip saved in `state/trip.json`.
+    case tripStart(mode: String)
+    /// The logger's automatic stop (`AutomaticTripStop`): the trip's record appended and
+    /// committed (unless a stop cut short wrote it already), then the trip cleared.
+    case tripStop
     /// The power goes off at the `change`-th change of the next step (or after it when it
     /// makes fewer); `image` seeds the choice of crash state.
     case cut(change: Int, image: UInt64)
@@ -43,12 +55,59 @@ public enum Step: Sendable, Equatable, CustomStringConvertible {
             "sync engine run to \(Simulation.destinations[destination]), batches of \(batch): \(outcomes.map(\.rawValue).joined(separator: ", ")), then reset"
         case .prune: "remove sent segments"
         case .repair: "journal repair"
+        case .move(let seal): "journal move to the stick" + (seal ? " (--seal, the logger stopped)" : "")
+        case .stickEngine(let outcomes):
+            "sync engine run of the stick's journal to stick, batches of \(Simulation.maxBatch): \(outcomes.map(\.rawValue).joined(separator: ", ")), then reset"
+        case .tripStart(let mode): "trip start (\(mode))"
+        case .tripStop: "trip stop (automatic)"
         case .cut(let change, let image): "power cut at change \(change) of the next step (image \(image))"
         }
     }
 
-    /// The steps of the workload of `seed`.
+    /// The steps of the workload of `seed`: the logging, syncing, retention and repair steps
+    /// (`baseWorkload`), with moves, syncs of the stick and trips (`extras`) put between them.
     public static func workload(seed: UInt64) -> [Step] {
+        var steps = baseWorkload(seed: seed)
+        var random = SeededRandom(seed: seed ^ 0x6D6F_7665_7472_6970)
+        for extra in extras(using: &random) {
+            // Never right after a cut: a base step keeps the cut planned for it.
+            let places = steps.indices.filter { $0 == 0 || !steps[$0 - 1].isCut } + [steps.count]
+            let place = places.randomElement(using: &random)!
+            steps.insert(contentsOf: extra, at: place)
+        }
+        return steps
+    }
+
+    var isCut: Bool {
+        if case .cut = self { return true }
+        return false
+    }
+
+    /// 2 to 8 groups of steps to put into a base workload: moves (about a third of them
+    /// with a power cut during the move), syncs of the stick, trips started and stopped
+    /// (some stops with a cut).
+    static func extras(using random: inout SeededRandom) -> [[Step]] {
+        var groups: [[Step]] = []
+        for _ in 0..<Int.random(in: 2...8, using: &random) {
+            var group: [Step]
+            switch Int.random(in: 0..<100, using: &random) {
+            case 0..<40: group = [.move(seal: random.chance(0.3))]
+            case 40..<60:
+                group = [.stickEngine(outcomes: (0..<Int.random(in: 1...3, using: &random)).map { _ in
+                    Delivery.allCases.randomElement(using: &random)!
+                })]
+            case 60..<80: group = [.tripStart(mode: ["car", "walk", "bicycle"].randomElement(using: &random)!)]
+            default: group = [.tripStop]
+            }
+            if random.chance(0.35) { group.insert(.cut(change: Int.random(in: 1...30, using: &random), image: random.next()), at: 0) }
+            groups.append(group)
+        }
+        return groups
+    }
+
+    /// The logging, syncing, retention and repair steps of `seed` (the workload before
+    /// moves and trips joined it: its seeds' steps are unchanged).
+    static func baseWorkload(seed: UInt64) -> [Step] {
         var random = SeededRandom(seed: seed)
         let count = Int.random(in: 20...60, using: &random)
         var steps: [Step] = []

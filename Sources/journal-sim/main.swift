@@ -56,17 +56,19 @@ guard let seeds else { usage("--seeds is required") }
 
 let explorer = Explorer(ignores: ignores)
 var crashStates = 0
+var coverage = Coverage()
 var clock = timespec()
 clock_gettime(CLOCK_MONOTONIC, &clock)
 let started = Double(clock.tv_sec) + Double(clock.tv_nsec) / 1e9
 for seed in first..<(first &+ seeds) {
     let outcome = await explorer.run(seed: seed)
     crashStates += outcome.crashStates
+    coverage = coverage + outcome.coverage
     guard let violation = outcome.violation else { continue }
     emit("seed \(seed) failed \(violation)", to: 1)
     let (steps, shrunk) = await explorer.shrink(outcome.steps) ?? (outcome.steps, violation)
     emit("minimal trace (\(steps.count) of \(outcome.steps.count) steps), ending \(shrunk):", to: 1)
-    emit("  setup: create \(Simulation.journalPath), place the cursors of \(Simulation.destinations.joined(separator: ", ")) at 0", to: 1)
+    emit("  setup: create \(Simulation.journalPath), place the cursors of \(Simulation.destinations.joined(separator: ", ")) at 0, make /stick (the stick's mount point)", to: 1)
     for (index, step) in steps.enumerated() { emit("  \(index): \(step)", to: 1) }
     emit("  end: power cut, recovery, the invariants checked", to: 1)
     emit("replay: journal-sim --seeds 1 --first \(seed)" + (ignores == .nothing ? "" : " --disk-ignores \(ignores.rawValue)"), to: 1)
@@ -74,4 +76,6 @@ for seed in first..<(first &+ seeds) {
 }
 clock_gettime(CLOCK_MONOTONIC, &clock)
 let seconds = Double(clock.tv_sec) + Double(clock.tv_nsec) / 1e9 - started
-emit("\(seeds) seeds, \(crashStates) crash states checked, every invariant held (\(Int(Double(crashStates) / max(seconds, 0.001))) states/s)", to: 1)
+emit("\(seeds) seeds, \(crashStates) crash states checked, every invariant held (\(Int(Double(crashStates) / max(seconds, 0.001))) states/s; "
+     + "\(coverage.movedRecords) records moved to the stick, \(coverage.stickReceived) delivered from it, "
+     + "\(coverage.tripRecords) trip records, \(coverage.cutsInMoves) cuts inside a move, \(coverage.cutsInTripStops) inside a trip stop)", to: 1)

@@ -1,0 +1,59 @@
+import OverlandJournal
+import OverlandLogger
+import OverlandRecorder
+import OverlandSettings
+
+/// Trips in the workload, written as overland does: `overland trip start` saves the
+/// active trip (`Trip.save`), the logger's automatic stop (`AutomaticTripStop`) appends
+/// and commits the trip's record, then clears the trip; a stop cut short after its commit
+/// finds the record and only clears the trip (`TripSummary.isRecorded`).
+extension Simulation {
+    /// The settings the stop reads: this device's id, no battery.
+    static let tripSettings: Settings = {
+        var settings = Settings()
+        settings.deviceID = "sim"
+        return settings
+    }()
+
+    /// Starts a trip unless one is running, as `overland trip start` does (under the
+    /// trip's lock, from the journal's end). One trip a second at most: its start is its id.
+    func startTrip(_ mode: String, _ journal: Journal) throws(JournalError) {
+        let held = try Trip.lockForChange(in: journal)
+        defer { withExtendedLifetime(held) {} }
+        guard try Trip.active(in: journal) == nil else { return }
+        disk.now += 1
+        try Trip(mode: mode, start: disk.now, startSequence: try journal.endSequence()).save(in: journal)
+    }
+
+    /// The logger's automatic stop. Its record, once the stop returned, is never to be lost;
+    /// a stop must not write the record of a trip whose record the journal had already
+    /// (a stop cut short by a power cut before it cleared the trip).
+    func stopTrip(_ journal: Journal, _ appender: JournalAppender) throws {
+        guard let trip = try Trip.active(in: journal) else { return }
+        let id = Invariants.tripID(start: trip.start)
+        let hadRecord = model.committed.contains(id)
+        let end = try journal.endSequence()
+        disk.now += 1
+        guard try AutomaticTripStop.stop(in: journal, appender: appender, settings: Self.tripSettings, now: disk.now) else { return }
+        if hadRecord, try Self.holds(id, in: journal, from: end) {
+            throw SimulationFailure(kind: "trip-twice", message: "the record of the trip started at \(trip.start) was written again by a stop after a cut")
+        }
+        model.committed.insert(id)
+    }
+
+    /// Whether `journal` holds the record `id` at or past `sequence`.
+    static func holds(_ id: Int, in journal: Journal, from sequence: UInt64) throws(JournalError) -> Bool {
+        let reader = try journal.records(from: sequence)
+        while let record = try reader.next() {
+            if Invariants.recordID(record.line) == id { return true }
+        }
+        return false
+    }
+}
+
+/// A violation found during a step (not after a cut): its kind and what happened.
+struct SimulationFailure: Error, CustomStringConvertible {
+    let kind: String
+    let message: String
+    var description: String { "[\(kind)] \(message)" }
+}
