@@ -15,12 +15,12 @@ extension Invariants {
     }
 
     /// The stick's journal read and checked on its own (empty before the first move).
-    static func stick(_ target: Journal?) throws(JournalError) -> (Stick, Finding?) {
+    static func stick(_ target: Journal?, allowedTwice: Set<Int>) throws(JournalError) -> (Stick, Finding?) {
         guard let target else { return (Stick(), nil) }
         if let damage = try target.verify().damaged.first {
             return (Stick(), Finding(kind: "damage", message: "journal verify of the stick: \(damage)"))
         }
-        let (seen, problem) = try points(target)
+        let (seen, problem) = try points(target, allowedTwice: allowedTwice)
         if let problem { return (Stick(), problem) }
         let cursor = try target.cursor(for: CursorName(Simulation.receivers[Simulation.stick])!)
         let end = try target.endSequence()
@@ -34,7 +34,7 @@ extension Invariants {
     /// the move began (`Model.acknowledged`); they are noted as seen there.
     static func observe(_ stick: Stick, model: inout Simulation.Model) -> Finding? {
         for id in stick.seen.keys.sorted() where !model.targetIDs.contains(id) {
-            if model.acknowledged.contains(id) {
+            if model.acknowledged.contains(id), !model.tripsWrittenAgain.contains(id) {
                 return Finding(kind: "moved-sent", message: "\(describe(id)) reached the stick although the source's floor had passed it (every destination had it) when the move began")
             }
             model.targetIDs.insert(id)
@@ -44,8 +44,8 @@ extension Invariants {
 
     /// With no move pending, a record on the stick must be behind every cursor of the
     /// source: sendable from one journal only.
-    static func sendableFromBoth(_ seen: [Int: UInt64], cursors: [UInt64], stick: Stick) -> Finding? {
-        for id in stick.seen.keys.sorted() {
+    static func sendableFromBoth(_ seen: [Int: UInt64], cursors: [UInt64], stick: Stick, model: Simulation.Model) -> Finding? {
+        for id in stick.seen.keys.sorted() where !model.tripsWrittenAgain.contains(id) {
             guard let sequence = seen[id] else { continue }
             for (index, name) in Simulation.destinations.enumerated() where sequence >= cursors[index] {
                 return Finding(kind: "both", message: "\(describe(id)) is on the stick and unsent in the source for '\(name)' (record \(sequence), cursor \(cursors[index])) with no move pending")

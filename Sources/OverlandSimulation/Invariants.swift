@@ -83,7 +83,7 @@ enum Invariants {
         do {
             let verification = try journal.verify()
             if let damage = verification.damaged.first { return Finding(kind: "damage", message: "journal verify: \(damage)") }
-            let (seen, problem) = try points(journal)
+            let (seen, problem) = try points(journal, allowedTwice: model.tripsWrittenAgain)
             if let problem { return problem }
             // The end the journal reached: records moved away or removed by retention leave
             // it shorter, and an appender continues at the highest cursor (section 9).
@@ -98,9 +98,10 @@ enum Invariants {
             }
             let floor = try journal.cursor()
             if floor > cursors.min()! { return Finding(kind: "floor", message: "the floor \(floor) is past a cursor (\(cursors))") }
-            let (stick, stickProblem) = try Self.stick(target)
+            let (stick, stickProblem) = try Self.stick(target, allowedTwice: model.tripsWrittenAgain)
             if let problem = stickProblem ?? observe(stick, model: &model) { return problem }
-            if try journal.pendingMove() == nil, let problem = sendableFromBoth(seen, cursors: cursors, stick: stick) { return problem }
+            if try journal.pendingMove() == nil,
+               let problem = sendableFromBoth(seen, cursors: cursors, stick: stick, model: model) { return problem }
             if let problem = lost(seen, cursors: cursors, stick: stick, model: model) { return problem }
             model.committed.formUnion(seen.keys)
             if let problem = resends(model) { return problem }
@@ -115,13 +116,14 @@ enum Invariants {
         id < 0 ? "the record of the trip started at \(-id)" : "point \(id)"
     }
 
-    /// Every point and trip record of the journal by id (its sequence number), or the one seen twice.
-    static func points(_ journal: Journal) throws(JournalError) -> ([Int: UInt64], Finding?) {
+    /// Every point and trip record of the journal by id (its sequence number), or the one
+    /// seen twice (but those of `allowedTwice`).
+    static func points(_ journal: Journal, allowedTwice: Set<Int>) throws(JournalError) -> ([Int: UInt64], Finding?) {
         var seen: [Int: UInt64] = [:]
         let reader = try journal.records(from: 0)
         while let record = try reader.next() {
             guard let id = recordID(record.line) else { return (seen, Finding(kind: "foreign", message: "record \(record.sequence) of \(journal.path) is neither a point nor a trip")) }
-            if let earlier = seen[id] { return (seen, Finding(kind: "twice", message: "\(describe(id)) is in \(journal.path) twice (records \(earlier) and \(record.sequence))")) }
+            if let earlier = seen[id], !allowedTwice.contains(id) { return (seen, Finding(kind: "twice", message: "\(describe(id)) is in \(journal.path) twice (records \(earlier) and \(record.sequence))")) }
             seen[id] = record.sequence
         }
         return (seen, nil)

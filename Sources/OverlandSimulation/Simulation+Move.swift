@@ -23,7 +23,7 @@ extension Simulation {
             try journal.move(to: Self.stickPath, sealFirst: seal, now: disk.now)
             if seal { appender = try JournalAppender(journal: journal) }
             try openTarget()
-            let (stick, problem) = try Invariants.stick(target)
+            let (stick, problem) = try Invariants.stick(target, allowedTwice: model.tripsWrittenAgain)
             return (problem ?? Invariants.observe(stick, model: &model)).map { SimulationFailure(kind: $0.kind, message: $0.message) }
         } catch {
             return SimulationFailure(kind: "error", message: "\(error)")

@@ -31,7 +31,7 @@ public final class Simulation {
     /// What happened, a line per step.
     public private(set) var log: [String] = []
     /// How much of the move and the trips a run exercised (`Coverage`).
-    public private(set) var coverage = Coverage()
+    public internal(set) var coverage = Coverage()
 
     /// What the outside world knows: which points were committed, which each receiver holds.
     struct Model {
@@ -48,6 +48,10 @@ public final class Simulation {
         /// The highest end the journal had when looked at: before each step that removes
         /// segments (a move, retention) and after each cut.
         var highestEnd: UInt64 = 0
+        /// Trips whose record a stop wrote again after a cut, the first having left the
+        /// journal (moved, or removed by retention) where the stop could not see it: their
+        /// records may be in both journals, or twice in one, and reach a receiver twice.
+        var tripsWrittenAgain: Set<Int> = []
         /// Points the source's floor had passed (sent to every destination) when a move
         /// began, and not then on the stick: none may ever reach the stick.
         var acknowledged: Set<Int> = []
@@ -140,8 +144,12 @@ public struct Coverage: Sendable, Equatable {
     /// Power cuts that came inside a move, and inside a trip stop.
     public var cutsInMoves = 0
     public var cutsInTripStops = 0
+    /// Trip records a stop wrote again, the first gone from the journal (`stopTrip`).
+    public var tripsWrittenAgain = 0
 
-    public init(movedRecords: Int = 0, stickReceived: Int = 0, tripRecords: Int = 0, cutsInMoves: Int = 0, cutsInTripStops: Int = 0) {
+    public init(movedRecords: Int = 0, stickReceived: Int = 0, tripRecords: Int = 0, cutsInMoves: Int = 0, cutsInTripStops: Int = 0,
+                tripsWrittenAgain: Int = 0) {
+        self.tripsWrittenAgain = tripsWrittenAgain
         self.movedRecords = movedRecords
         self.stickReceived = stickReceived
         self.tripRecords = tripRecords
@@ -160,7 +168,8 @@ public struct Coverage: Sendable, Equatable {
     public static func + (lhs: Coverage, rhs: Coverage) -> Coverage {
         Coverage(movedRecords: lhs.movedRecords + rhs.movedRecords, stickReceived: lhs.stickReceived + rhs.stickReceived,
                  tripRecords: lhs.tripRecords + rhs.tripRecords, cutsInMoves: lhs.cutsInMoves + rhs.cutsInMoves,
-                 cutsInTripStops: lhs.cutsInTripStops + rhs.cutsInTripStops)
+                 cutsInTripStops: lhs.cutsInTripStops + rhs.cutsInTripStops,
+                 tripsWrittenAgain: lhs.tripsWrittenAgain + rhs.tripsWrittenAgain)
     }
 }
 

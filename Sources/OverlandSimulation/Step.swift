@@ -83,23 +83,26 @@ public enum Step: Sendable, Equatable, CustomStringConvertible {
         return false
     }
 
-    /// 2 to 8 groups of steps to put into a base workload: moves (about a third of them
+    /// 2 to 10 groups of steps to put into a base workload: moves (about a third of them
     /// with a power cut during the move), syncs of the stick, trips started and stopped
-    /// (some stops with a cut).
+    /// (half the stops with a cut).
     static func extras(using random: inout SeededRandom) -> [[Step]] {
         var groups: [[Step]] = []
-        for _ in 0..<Int.random(in: 2...8, using: &random) {
+        for _ in 0..<Int.random(in: 2...10, using: &random) {
             var group: [Step]
+            var cutChance = 0.35
             switch Int.random(in: 0..<100, using: &random) {
-            case 0..<40: group = [.move(seal: random.chance(0.3))]
-            case 40..<60:
+            case 0..<35: group = [.move(seal: random.chance(0.3))]
+            case 35..<50:
                 group = [.stickEngine(outcomes: (0..<Int.random(in: 1...3, using: &random)).map { _ in
                     Delivery.allCases.randomElement(using: &random)!
                 })]
-            case 60..<80: group = [.tripStart(mode: ["car", "walk", "bicycle"].randomElement(using: &random)!)]
-            default: group = [.tripStop]
+            case 50..<72: group = [.tripStart(mode: ["car", "walk", "bicycle"].randomElement(using: &random)!)]
+            default:
+                group = [.tripStop]
+                cutChance = 0.5
             }
-            if random.chance(0.35) { group.insert(.cut(change: Int.random(in: 1...30, using: &random), image: random.next()), at: 0) }
+            if random.chance(cutChance) { group.insert(.cut(change: Int.random(in: 1...30, using: &random), image: random.next()), at: 0) }
             groups.append(group)
         }
         return groups

@@ -78,4 +78,5 @@ clock_gettime(CLOCK_MONOTONIC, &clock)
 let seconds = Double(clock.tv_sec) + Double(clock.tv_nsec) / 1e9 - started
 emit("\(seeds) seeds, \(crashStates) crash states checked, every invariant held (\(Int(Double(crashStates) / max(seconds, 0.001))) states/s; "
      + "\(coverage.movedRecords) records moved to the stick, \(coverage.stickReceived) delivered from it, "
-     + "\(coverage.tripRecords) trip records, \(coverage.cutsInMoves) cuts inside a move, \(coverage.cutsInTripStops) inside a trip stop)", to: 1)
+     + "\(coverage.tripRecords) trip records, \(coverage.cutsInMoves) cuts inside a move, \(coverage.cutsInTripStops) inside a trip stop, "
+     + "\(coverage.tripsWrittenAgain) trip records written again)", to: 1)
