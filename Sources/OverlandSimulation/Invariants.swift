@@ -10,7 +10,7 @@ import OverlandSync
 /// time index holds every point's second; every state file reads.
 enum Invariants {
     /// An invariant that did not hold: which (a short word, kept while shrinking) and how.
-    struct Finding {
+    struct Finding: Equatable {
         let kind: String
         let message: String
     }
