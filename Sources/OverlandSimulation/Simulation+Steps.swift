@@ -4,20 +4,18 @@ import OverlandSync
 extension Simulation {
     /// Performs one step; returns what failed (meaningful only while the power is on).
     func perform(_ step: Step) async -> SimulationFailure? {
-        let failure: String?
         switch step {
         case .engine(let destination, let batch, let outcomes):
             guard let journal else { return SimulationFailure(kind: "error", message: "no journal open") }
-            failure = await runEngine(journal, receiver: destination, batch: batch, outcomes)
+            return await runEngine(journal, receiver: destination, batch: batch, outcomes)
         case .stickEngine(let outcomes):
             guard let target else { return nil }
-            failure = await runEngine(target, receiver: Self.stick, batch: Self.maxBatch, outcomes)
+            return await runEngine(target, receiver: Self.stick, batch: Self.maxBatch, outcomes)
         case .move(let seal):
             return move(seal: seal)
         default:
             return performOnJournal(step)
         }
-        return failure.map { SimulationFailure(kind: "error", message: $0) }
     }
 
     /// Performs a step of the logger, a hand-made sync, retention or repair.
@@ -63,8 +61,8 @@ extension Simulation {
 
     /// What a sync does, through the calls it makes: read the cursor, read a batch, send
     /// it, move the cursor once acknowledged (`CursorWrites`), save the destination's state.
-    func sync(_ journal: Journal, _ destination: Int, batch: Int, _ outcome: Step.Delivery) throws(JournalError) {
-        guard let lock = try journal.tryLockCursors() else { throw .io(operation: "cursor lock held", path: journal.path, reason: "", code: 0) }
+    func sync(_ journal: Journal, _ destination: Int, batch: Int, _ outcome: Step.Delivery) throws {
+        guard let lock = try journal.tryLockCursors() else { throw JournalError.io(operation: "cursor lock held", path: journal.path, reason: "", code: 0) }
         defer { withExtendedLifetime(lock) {} }
         // As the sync engine does: a journal with a move pending is not synced.
         guard try journal.pendingMove() == nil else { return }
@@ -74,7 +72,7 @@ extension Simulation {
         var ids: [Int] = []
         var end = next
         while ids.count < batch, let record = try reader.next() {
-            guard let id = Invariants.recordID(record.line) else { throw .untrusted(path: journal.path, reason: "record \(record.sequence) is neither a point nor a trip") }
+            guard let id = Invariants.recordID(record.line) else { throw .untrusted(path: journal.path, reason: "record \(record.sequence) is neither a point nor a trip") as JournalError }
             ids.append(id)
             end = record.sequence + 1
         }
@@ -83,6 +81,7 @@ extension Simulation {
         guard !ids.isEmpty else { return }
         if outcome != .reset {
             for id in ids { model.received[destination][id, default: 0] += outcome == .duplicated ? 2 : 1 }
+            if let sent = sentFromBoth(ids, to: destination) { throw sent }
         }
         if outcome == .duplicated || outcome == .ackLost { model.resendAllowance[destination] += 1 }
         if outcome == .acknowledged || outcome == .duplicated {
@@ -99,7 +98,7 @@ extension Simulation {
     /// (`receivers`) through a simulated receiver. Its report is not a failure of the
     /// simulation (a reset is a failed run, a pending move a refused one); what the receiver
     /// stored is.
-    func runEngine(_ journal: Journal, receiver destination: Int, batch: Int, _ outcomes: [Step.Delivery]) async -> String? {
+    func runEngine(_ journal: Journal, receiver destination: Int, batch: Int, _ outcomes: [Step.Delivery]) async -> SimulationFailure? {
         var configuration = SyncConfiguration(endpoint: "https://receiver.invalid/", token: "simulated", deviceID: "sim")
         configuration.batchSize = batch
         let receiver = SimulatedReceiver(outcomes)
@@ -112,13 +111,21 @@ extension Simulation {
                                 cursor: CursorName(Self.receivers[destination])!, timing: timing)
         let report = await engine.run(sendNow: true)
         for id in receiver.stored { model.received[destination][id, default: 0] += 1 }
+        if destination != Self.stick, let sent = sentFromBoth(receiver.stored, to: destination) { return sent }
         // Each request that ended in a lost acknowledgement or a duplicate may come again.
         model.resendAllowance[destination] += receiver.answered.filter { $0 == .ackLost || $0 == .duplicated }.count
         switch report.outcome {
         case .delivered, .nothingToSend, .retryLater: return nil
         case .configurationError where (try? journal.pendingMove()) != nil: return nil
-        default: return disk.isDead ? nil : "sync engine: \(report.outcome): \(report.message ?? "")"
+        default: return disk.isDead ? nil : SimulationFailure(kind: "error", message: "sync engine: \(report.outcome): \(report.message ?? "")")
         }
+    }
+
+    /// A record sent from the source that is on the stick (section 12: once a record is in
+    /// the target, the source never sends it again), but a trip record written again.
+    func sentFromBoth(_ ids: [Int], to destination: Int) -> SimulationFailure? {
+        guard let id = ids.first(where: { model.targetIDs.contains($0) && !model.tripsWrittenAgain.contains($0) }) else { return nil }
+        return SimulationFailure(kind: "sent-twice", message: "\(Invariants.describe(id)) was sent from the journal to '\(Self.receivers[destination])' though it is on the stick")
     }
 
     func prune(_ journal: Journal) throws(JournalError) {
