@@ -280,6 +280,12 @@ public final class MQTTSender: SyncDestination {
         try record(force: true)
         if pacer.pending { try cursor.makeDurable(journal, pacer: &pacer) }
         if let failure { throw failure }
+        Self.concludeDrain(&report)
+    }
+
+    /// A drain's outcome once it ended without a failure: delivered when it sent or passed
+    /// over records (sent ones in one batch), as it was otherwise.
+    private static func concludeDrain(_ report: inout SyncReport) {
         if report.sentRecords > 0 {
             report.batches = 1
             if report.outcome != .maxTimeReached { report.outcome = .delivered }

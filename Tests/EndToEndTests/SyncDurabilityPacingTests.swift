@@ -54,4 +54,30 @@ struct SyncDurabilityPacingTests {
         Figures.record("sync: durability by time", "fsyncs in all", calls.count)
         Figures.record("sync: durability by time", "fsyncs of new cursor files", ofNewCursor)
     }
+
+    /// The MQTT destination (journal-format.md section 9, "A reader that pipelines") records
+    /// its place every half window in its progress record and writes its cursor file at
+    /// most once a second and at the end of the run: 3,000 points are 60 half windows,
+    /// where it fsynced a new cursor file every half window before.
+    @Test func anMQTTDrainFsyncsTheCursorAtMostOnceASecond() throws {
+        let points = 3_000
+        let sandbox = try ReliabilitySandbox(prefix: "overland-mqtt-pacing")
+        try sandbox.logEpochs(0..<points)
+        let broker = try MosquittoBroker(directory: sandbox.directory.path)
+        let log = sandbox.directory.appending("strace.log")
+        var runner = ToolRunner(executable: try FaultTools.strace())
+        runner.environment = sandbox.environment
+        let clock = ContinuousClock()
+        let started = clock.now
+        let result = try runner.run(["-f", "-y", "-qq", "-o", log, "-e", "trace=fsync,fdatasync", "--", sandbox.sync.executable,
+                                     "--journal", sandbox.journal, "--url", "mqtt://127.0.0.1:\(broker.port)", "--now"])
+        let elapsed = clock.now - started
+        #expect(result.succeeded, "\(result)")
+        #expect(try sandbox.cursor() == UInt64(points))
+        let calls = try FaultStraceTests.calls(in: log, named: ["fsync", "fdatasync"])
+        let ofNewCursor = calls.filter { $0.path?.hasSuffix("/.tmp-cursor.json") == true }.count
+        let seconds = Int(elapsed.components.seconds) + 1
+        #expect(ofNewCursor >= 1 && ofNewCursor <= seconds + 1, "\(ofNewCursor) fsyncs of new cursor files in \(elapsed) for \(points / 50) half windows")
+        Figures.record("mqtt: durability by time", "fsyncs of new cursor files", ofNewCursor)
+    }
 }
