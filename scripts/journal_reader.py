@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Reads an overland journal with nothing but Python 3's standard library.
 
-Written from journal-format.md alone (sections 2 to 9 and 14), as a second, independent
+Written from journal-format.md alone (sections 2 to 9 and 14, progress records included), as a second, independent
 reader: for a machine without Swift (one that receives USB sticks), and to check the
 format's test vectors against the Swift tools.
 
@@ -423,6 +423,52 @@ def read_cursor(journal, journal_id, name=None):
     return "ok", nxt
 
 
+PROGRESS_SIZE = 76
+PROGRESS_MAGIC = b"olprog1\n"
+
+
+def read_progress(journal, journal_id, name, durable):
+    """Section 9: state/progress-NAME against the reader's durable cursor. None when
+    missing, ("valid", next) when whole, this journal's and reader's, and continuing the
+    cursor file (base == durable), else ("ignored", code). Never refuses anything."""
+    path = os.path.join(journal, "state", "progress-" + name)
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return "ignored", "progress-not-file"
+    with open(path, "rb") as f:
+        raw = f.read(PROGRESS_SIZE + 1)
+    if len(raw) != PROGRESS_SIZE or raw[:8] != PROGRESS_MAGIC \
+            or struct.unpack_from("<I", raw, 72)[0] != zlib.crc32(raw[:72]):
+        return "ignored", "progress-torn"
+    field = raw[40:72]
+    stored = field.split(b"\0", 1)[0]
+    if field[len(stored):].strip(b"\0") or not CURSOR_FILE.match(stored.decode("ascii", "replace") + ".json"):
+        return "ignored", "progress-torn"
+    base, nxt = struct.unpack_from("<QQ", raw, 24)
+    if raw[8:24] != journal_id or stored.decode("ascii") != name:
+        return "ignored", "progress-foreign"
+    if nxt < base or nxt > MAX_SEQUENCE_END:
+        return "ignored", "progress-invalid"
+    if base != durable:
+        return "ignored", "progress-stale"
+    return "valid", nxt
+
+
+def read_reader(journal, journal_id, name, cursor_name):
+    """A reader's place (section 9): its cursor file (cursor_name None: cursor.json), or its
+    progress record when valid. Returns ((state, value), progress)."""
+    state, value = read_cursor(journal, journal_id, cursor_name)
+    if state != "ok":
+        return (state, value), None
+    progress = read_progress(journal, journal_id, name, value)
+    if progress is not None and progress[0] == "valid":
+        value = progress[1]
+    return (state, value), progress
+
+
 def read_segment_file(journal, entry, newest):
     """A segment's bytes; the newest under a shared lock on journal.lock (section 6), so
     that they end at a commit. Without a lock file (read-only media) it reads without."""
@@ -464,9 +510,12 @@ def read_journal(journal, emit_record):
 
     # The cursors are read first, so that each one's backlog is counted as records pass.
     readers = cursor_names(journal)
-    cursors = [("cursor.json" if readers else "default", read_cursor(journal, journal_id))]
-    cursors += [(name, read_cursor(journal, journal_id, name)) for name in readers]
-    starts = [value for _, (state, value) in cursors if state == "ok"]
+    if readers:
+        cursors = [("cursor.json", read_cursor(journal, journal_id), None)]
+        cursors += [(name,) + read_reader(journal, journal_id, name, name) for name in readers]
+    else:
+        cursors = [("default",) + read_reader(journal, journal_id, "default", None)]
+    starts = [value for _, (state, value), _ in cursors if state == "ok"]
     counts = {"records": 0, "unsent": [0] * len(starts)}
 
     damaged, tail = [], None
@@ -504,8 +553,13 @@ def read_journal(journal, emit_record):
     # listed under its file name, then each reader's cursor by name (section 14).
     summary["cursors"] = {}
     unsent = iter(counts["unsent"])
-    for key, (state, value) in cursors:
-        summary["cursors"][key] = {"error": value} if state != "ok" else {"next": value, "unsent": next(unsent)}
+    for key, (state, value), progress in cursors:
+        if state != "ok":
+            summary["cursors"][key] = {"error": value}
+            continue
+        summary["cursors"][key] = {"next": value, "unsent": next(unsent)}
+        if progress is not None:  # a progress record never refuses: "valid" or why not used
+            summary["cursors"][key]["progress"] = "valid" if progress[0] == "valid" else progress[1]
     summary["tail"] = tail
     return summary
 

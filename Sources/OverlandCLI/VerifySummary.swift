@@ -16,6 +16,8 @@ enum VerifySummary {
         var key: String
         var file: String
         var reading: Journal.CursorReading
+        /// The reader's progress record (section 9), when it has one: never a refusal.
+        var progress: Journal.ProgressReading? = nil
     }
 
     /// The journal's cursors in the order of section 14: with one reader, `cursor.json` as
@@ -23,9 +25,14 @@ enum VerifySummary {
     /// `cursors/NAME.json` by name.
     static func cursors(of journal: Journal, onIssue: JournalIssueHandler?) throws -> [Cursor] {
         let names = try journal.cursorNames(onIssue: onIssue)
-        var cursors = [Cursor(key: names.isEmpty ? "default" : "cursor.json", file: "cursor.json", reading: try journal.readCursor())]
+        if names.isEmpty {
+            return [Cursor(key: "default", file: "cursor.json", reading: try journal.readCursor(for: .default),
+                           progress: try journal.readProgress(for: .default))]
+        }
+        var cursors = [Cursor(key: "cursor.json", file: "cursor.json", reading: try journal.readCursor())]
         for name in names {
-            cursors.append(Cursor(key: name.text, file: "cursors/\(name).json", reading: try journal.readCursor(for: name)))
+            cursors.append(Cursor(key: name.text, file: "cursors/\(name).json", reading: try journal.readCursor(for: name),
+                                  progress: try journal.readProgress(for: name)))
         }
         return cursors
     }
@@ -52,6 +59,10 @@ enum VerifySummary {
                 writer.appendInteger(Int64(next))
                 writer.appendRaw(", \"unsent\": ".utf8)
                 writer.appendInteger(Int64(result.unsent(from: next)))
+                if let progress = cursor.progress {
+                    writer.appendRaw(", \"progress\": ".utf8)
+                    writer.appendString(progressCode(progress))
+                }
                 writer.appendRaw("}".utf8)
             case .refused(let code, _):
                 writer.appendRaw("{\"error\": ".utf8)
@@ -69,8 +80,23 @@ enum VerifySummary {
     static func line(_ cursor: Cursor, _ result: Journal.Verification) -> String {
         let label = cursor.key == "cursor.json" ? "cursor.json (floor)" : "cursor \(cursor.key)"
         switch cursor.reading {
-        case .valid(let next): return "\(label): next \(next), \(result.unsent(from: next)) unsent"
+        case .valid(let next):
+            let progress: String
+            switch cursor.progress {
+            case nil: progress = ""
+            case .valid?: progress = ""
+            case .ignored(let code)?: progress = "; its progress record is not used (\(code))"
+            }
+            return "\(label): next \(next), \(result.unsent(from: next)) unsent" + progress
         case .refused(let code, _): return "\(label): refused (\(code))"
+        }
+    }
+
+    /// A progress record's entry in `cursors` (section 14): `valid`, or why it is not used.
+    static func progressCode(_ reading: Journal.ProgressReading) -> String {
+        switch reading {
+        case .valid: "valid"
+        case .ignored(let code): code
         }
     }
 

@@ -109,9 +109,29 @@ extension Journal {
     }
 
     /// Reads a reader's cursor as `cursor(for:)` does; a file that cannot be used is `.refused`.
+    /// The reader is at its progress record when that is valid (ahead of or at the cursor
+    /// file, continuing it: `readProgress`), else at its cursor file.
     public func readCursor(for name: CursorName) throws(JournalError) -> CursorReading {
+        let durable = try readDurableCursor(for: name)
+        guard case .valid(let next) = durable, case .valid(let ahead)? = try readProgress(for: name, durable: next) else {
+            return durable
+        }
+        return .valid(ahead)
+    }
+
+    /// A reader's cursor file alone, without its progress record: what retention and the
+    /// floor go by. Missing, 0, but for `default`, whose cursor is then `cursor.json`.
+    public func readDurableCursor(for name: CursorName) throws(JournalError) -> CursorReading {
         if let reading = try readCursorFile(cursorPath(for: name), name: name) { return reading }
         return name == .default ? try readCursor() : .valid(0)
+    }
+
+    /// `readDurableCursor(for:)`, a refused cursor thrown.
+    func durableCursor(for name: CursorName) throws(JournalError) -> UInt64 {
+        switch try readDurableCursor(for: name) {
+        case .valid(let next): return next
+        case .refused(_, let reason): throw .untrusted(path: cursorPath(for: name), reason: reason)
+        }
     }
 
     /// The readers whose cursor files are under `cursors/`, sorted. Other files there are
@@ -145,10 +165,12 @@ extension Journal {
     /// before anything is written: no reader could read it back. The caller holds the
     /// cursor lock (`tryLockCursors`).
     ///
-    /// `durably: false` replaces the files atomically, each new file's content synced but
-    /// not its directory: a killed process leaves the old or the new value, a power cut may
-    /// bring back an older one until `syncCursor(for:)` (a sync run paces it:
-    /// journal-format.md section 9).
+    /// `durably: false` records the move in the reader's progress record alone (overwritten
+    /// in place, no fsync: journal-format.md section 9) when it can: the reader's cursor file
+    /// exists and the move does not lower the reader. A killed process leaves the new value
+    /// (the page cache outlives it); a power cut may bring back the cursor file's until
+    /// `syncCursor(for:)` (a sync run paces it). A first cursor or a lowered one is written
+    /// durably whatever `durably` says.
     ///
     /// Without named cursors, the default reader's cursor is `cursor.json` itself. The first
     /// other reader's cursor first copies `cursor.json` into `cursors/default.json`, so that
@@ -157,10 +179,17 @@ extension Journal {
         guard next <= SequenceNumber.limit else {
             throw .untrusted(path: cursorPath(for: name), reason: "cursor \(next) is past the largest sequence number (2^53)")
         }
+        // Crash tests kill the process here (OVERLAND_FAULT_POINT=cursor.recorded): the move
+        // is on disk, in the progress record or the cursor file.
+        defer { FaultPoint.reach("cursor.recorded") }
+        if !durably, let base = try progressBase(for: name, upTo: next) {
+            try writeProgress(ProgressRecord(journalID: id, name: name, base: base, next: next), durably: false)
+            return
+        }
         var names = try cursorNames()
         if names.isEmpty {
             if name == .default {
-                try writeFloor(next, durably: durably)
+                try writingCursor(of: .default, at: next) { () throws(JournalError) in try writeFloor(next) }
                 return
             }
             try writeNamedCursor(.default, try cursor())
@@ -168,27 +197,24 @@ extension Journal {
         }
         // Lowered (a reader sent again), the floor goes down first: it never stands above a cursor.
         if try cursor() > next { try writeFloor(next) }
-        try writeNamedCursor(name, next, durably: durably)
+        try writeNamedCursor(name, next)
         FaultPoint.reach("cursors.after-named")
-        // The floor rises only over cursors that are durable: `cursors/` and the journal's
-        // directory reach the disk independently, and a floor above a cursor that a power
-        // cut took back would let retention delete what that reader still needs.
-        if durably { try updateFloor() }
+        try updateFloor()
     }
 
-    /// Makes the cursor of `name` durable after writes with `durably: false` (fsync of its
-    /// directory: each file's content was synced when it was written), then raises the
-    /// floor, durably, to the lowest cursor.
+    /// Makes the reader's place durable after moves with `durably: false`: when its progress
+    /// record is ahead of its cursor file, the cursor file is written there (durably, the
+    /// progress record settled first), then the floor raised to the lowest cursor.
     public func syncCursor(for name: CursorName) throws(JournalError) {
-        if fs.kind(cursorsPath) == .directory { try fs.syncDirectory(cursorsPath) }
-        try updateFloor()
-        try fs.syncDirectory(path)
+        guard case .valid(let next) = try readCursor(for: name), try durableCursor(for: name) != next else { return }
+        try advanceCursor(for: name, to: next)
     }
 
     /// Forgets a reader: deletes `cursors/NAME.json`, durably, and raises the floor to the
     /// lowest remaining cursor (releasing what the reader held). A missing cursor is fine.
     public func removeCursor(for name: CursorName) throws(JournalError) {
         let file = cursorPath(for: name)
+        try removeProgress(for: name)
         guard try fs.checkRegularFile(file) else { return }
         try fs.remove(file)
         try fs.syncDirectory(cursorsPath)
@@ -210,11 +236,13 @@ extension Journal {
         return end > next ? end - next : 0
     }
 
-    /// The highest cursor of all (the floor and every readable named cursor): an appender
+    /// The highest cursor of all (the floor and every readable reader's place, progress
+    /// records included): an appender
     /// numbers new records from at least there, so that no reader skips them. A named cursor
     /// that is refused holds nothing here (its reader cannot run until it is fixed).
     func highestCursor() throws(JournalError) -> UInt64 {
         var highest = try cursor()
+        if case .valid(let next) = try readCursor(for: .default) { highest = max(highest, next) }
         for name in try cursorNames() {
             if case .valid(let next) = try readCursor(for: name) { highest = max(highest, next) }
         }
@@ -243,20 +271,22 @@ extension Journal {
         if try cursor() != floor { try writeFloor(floor) }
     }
 
-    func writeFloor(_ next: UInt64, durably: Bool = true) throws(JournalError) {
-        try fs.replaceAtomically(cursorPath, with: JournalCursor(journalID: id, next: next).encoded, faultPrefix: "cursor",
-                                 durably: durably)
+    func writeFloor(_ next: UInt64) throws(JournalError) {
+        try fs.replaceAtomically(cursorPath, with: JournalCursor(journalID: id, next: next).encoded, faultPrefix: "cursor")
     }
 
-    func writeNamedCursor(_ name: CursorName, _ next: UInt64, durably: Bool = true) throws(JournalError) {
-        try fs.makeDirectory(cursorsPath)
-        try fs.replaceAtomically(cursorPath(for: name), with: JournalCursor(journalID: id, next: next, name: name.text).encoded,
-                                 faultPrefix: "cursors", durably: durably)
+    /// Writes a reader's cursor file, durably, its progress record settled (`writingCursor`).
+    func writeNamedCursor(_ name: CursorName, _ next: UInt64) throws(JournalError) {
+        try writingCursor(of: name, at: next) { () throws(JournalError) in
+            try fs.makeDirectory(cursorsPath)
+            try fs.replaceAtomically(cursorPath(for: name), with: JournalCursor(journalID: id, next: next, name: name.text).encoded,
+                                     faultPrefix: "cursors")
+        }
     }
 
     /// Reads one cursor file: nil when missing; `name` for a named cursor, whose `name`
     /// key must be present and equal.
-    private func readCursorFile(_ file: String, name: CursorName?) throws(JournalError) -> CursorReading? {
+    func readCursorFile(_ file: String, name: CursorName?) throws(JournalError) -> CursorReading? {
         switch fs.kind(file) {
         case .missing: return nil
         case .file: break
@@ -295,7 +325,7 @@ extension Journal {
                                    readers: [CursorName] = [], holdingFrom: UInt64? = nil) throws(JournalError) -> [SegmentName] {
         let names = try segments()
         var next = try cursor()
-        for reader in readers { next = min(next, try cursor(for: reader)) }
+        for reader in readers { next = min(next, try durableCursor(for: reader)) }
         if let holdingFrom { next = min(next, holdingFrom) }
         var removed: [SegmentName] = []
         for (index, name) in names.enumerated().dropLast() where names[index + 1].firstSequence <= next {

@@ -19,7 +19,7 @@ extension Journal {
             FaultPoint.reach("move.after-reader-cursor")
         }
         if names.isEmpty {
-            if try cursor() < end { try writeFloor(end) }
+            if try cursor() < end { try writingCursor(of: .default, at: end) { () throws(JournalError) in try writeFloor(end) } }
         } else {
             try updateFloor()
         }

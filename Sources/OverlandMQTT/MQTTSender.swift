@@ -240,8 +240,9 @@ public final class MQTTSender: SyncDestination {
     // MARK: - all
 
     /// Publishes every record from the cursor with QoS 1, at most `inFlightWindow` messages
-    /// beyond the cursor on disk, which moves (every half window, and at the end) over what
-    /// the broker acknowledged, in order.
+    /// beyond the place recorded, which moves (every half window, and at the end) over what
+    /// the broker acknowledged, in order: in the progress record at once, in the cursor
+    /// file at most once a second and at the end (`DurabilityPacer`).
     private func drainAll(into report: inout SyncReport, onProgress: ((SyncProgress) -> Void)?) throws {
         guard let client else { throw MQTTError.tryLater("not connected") }
         let stopAt = destination.maxTime.map { ContinuousClock.now + .milliseconds(Int64($0 * 1000)) }
@@ -252,10 +253,13 @@ public final class MQTTSender: SyncDestination {
         var window = InFlight(handledUpTo: recorded)
         var source = Source()
         var failure: Error?
+        var pacer = DurabilityPacer()
+        // However the drain ends, what was recorded is made durable (a throw already says why it ended).
+        defer { if pacer.pending { try? cursor.makeDurable(journal, pacer: &pacer) } }
 
         func record(force: Bool) throws {
             guard window.handledUpTo > recorded, force || window.handledUpTo - recorded >= recordEvery else { return }
-            try cursor.advance(journal, to: window.handledUpTo)
+            try cursor.advance(journal, to: window.handledUpTo, pacer: &pacer)
             recorded = window.handledUpTo
             window.recordedHead = window.head
             onProgress?(SyncProgress(sentRecords: report.sentRecords, batches: report.batches, backlog: 0))
@@ -274,7 +278,14 @@ public final class MQTTSender: SyncDestination {
             }
         }
         try record(force: true)
+        if pacer.pending { try cursor.makeDurable(journal, pacer: &pacer) }
         if let failure { throw failure }
+        Self.concludeDrain(&report)
+    }
+
+    /// A drain's outcome once it ended without a failure: delivered when it sent or passed
+    /// over records (sent ones in one batch), as it was otherwise.
+    private static func concludeDrain(_ report: inout SyncReport) {
         if report.sentRecords > 0 {
             report.batches = 1
             if report.outcome != .maxTimeReached { report.outcome = .delivered }

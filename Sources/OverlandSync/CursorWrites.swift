@@ -19,14 +19,15 @@ public enum CursorWrites {
     private static let lock = Lock()
 
     /// Moves `journal`'s cursor `name` to `next`, alone among this process's cursor writes;
-    /// `durably: false` leaves the fsyncs to `makeDurable` (paced by `DurabilityPacer`).
+    /// `durably: false` records it in the reader's progress record alone, leaving the cursor
+    /// file to `makeDurable` (paced by `DurabilityPacer`).
     public static func advance(_ journal: Journal, _ name: CursorName, to next: UInt64, durably: Bool = true) throws(JournalError) {
         pthread_mutex_lock(&lock.mutex)
         defer { pthread_mutex_unlock(&lock.mutex) }
         try journal.advanceCursor(for: name, to: next, durably: durably)
     }
 
-    /// Makes the cursor `name` and the floor durable (fsync of the files and directories).
+    /// Makes the place of `name` durable: its cursor file written there, durably, and the floor.
     public static func makeDurable(_ journal: Journal, _ name: CursorName) throws(JournalError) {
         pthread_mutex_lock(&lock.mutex)
         defer { pthread_mutex_unlock(&lock.mutex) }

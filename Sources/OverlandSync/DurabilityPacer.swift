@@ -1,10 +1,11 @@
-/// When a run's cursor writes are made durable. Every acknowledgement replaces the cursor
-/// atomically (temporary file, rename: a killed process resends at most the batch in
-/// flight); the fsyncs that make it survive a power cut (the file's and its directory's)
-/// come at most once per `interval` and at the end of the run. A drain on an SD card
-/// (5-50 ms per fsync) then waits on one or two fsyncs a second instead of two per batch;
-/// after a power cut the cursor is at most the batches of the last `interval` behind,
-/// and those are sent again (journal-format.md section 9).
+/// When a run's cursor writes are made durable. Every acknowledgement is recorded at once
+/// in the reader's progress record, overwritten in place without an fsync (a killed process
+/// resends at most the batch in flight: the page cache outlives it); the cursor file is
+/// written durably (file fsync, rename, directory fsync) at most once per `interval` and at
+/// the end of the run. A drain on an SD card (5-50 ms per fsync) then waits on a few fsyncs
+/// a second instead of one or two per batch; after a power cut the reader is at most the
+/// batches of the last `interval` behind, and those are sent again (journal-format.md
+/// section 9).
 public struct DurabilityPacer: Sendable {
     /// The longest a written cursor waits for its fsync during a run.
     public static let defaultInterval = Duration.seconds(1)

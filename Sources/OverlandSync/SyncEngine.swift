@@ -178,8 +178,8 @@ public final class SyncEngine: Sendable, SyncDestination {
         try journal.cursor(for: cursorName)
     }
 
-    /// Records that the server acknowledged every record before `next`: replaced
-    /// atomically, durable at the next `syncCursor` (`moveCursor` paces them).
+    /// Records that the server acknowledged every record before `next`: in the progress
+    /// record at once, in the cursor file at the next `syncCursor` (`moveCursor` paces them).
     private func advanceCursor(to next: UInt64) throws(JournalError) {
         try CursorWrites.advance(journal, cursorName, to: next, durably: false)
     }
@@ -401,8 +401,8 @@ public final class SyncEngine: Sendable, SyncDestination {
         return true
     }
 
-    /// The records before `next` are handled: the cursor moves there, replaced atomically
-    /// at once (a kill -9 resends at most the batch in flight) and made durable when the
+    /// The records before `next` are handled: the cursor moves there, in the progress
+    /// record at once (a kill -9 resends at most the batch in flight) and made durable when the
     /// pacer says so (a power cut resends at most the batches of its interval): a durable
     /// write per batch would cap a drain at the disk's fsync rate. False when the cursor
     /// could not be written.

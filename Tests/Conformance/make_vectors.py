@@ -76,6 +76,12 @@ def seal_member(name, count, jid=JOURNAL_ID):
     return header(2, 64, name, count, jid) + b"\x03\x00" + bytes(8)
 
 
+def progress_record(name, base, next_value, jid=JOURNAL_ID):
+    """state/progress-NAME (section 9): 76 bytes, the CRC-32 of the first 72 at the end."""
+    body = b"olprog1\n" + bytes.fromhex(jid) + struct.pack("<QQ", base, next_value) + name.encode().ljust(32, b"\0")
+    return body + struct.pack("<I", zlib.crc32(body))
+
+
 def flip(data, index, bit=0):
     return data[:index] + bytes([data[index] ^ (1 << bit)]) + data[index + 1:]
 
@@ -169,7 +175,10 @@ class Vector:
             if "error" in expect:
                 return dict(expect)
             start = expect["next"]
-            return {"next": start, "unsent": sum(1 for number, _ in records if number >= start)}
+            result = {"next": start, "unsent": sum(1 for number, _ in records if number >= start)}
+            if "progress" in expect:
+                result["progress"] = expect["progress"]
+            return result
 
         # One reader: cursor.json as "default". Named cursors: cursor.json (the floor) under
         # its file name, then each reader by name (section 14).
@@ -630,7 +639,73 @@ def vectors():
     v.extra["journal/cursors"] = b"{}\n"
     v.refused = {"file": "cursors", "reason": "not-a-file"}
 
+    progress_vectors(vector)
     return made
+
+
+def progress_vectors(vector):
+    """Progress records (section 9): used when whole, of this journal and reader, and over
+    the cursor file as it is; otherwise reported with a code and ignored, never refused."""
+    def one_reader(name, about, record, expect, cursor=2):
+        v = vector(name, about)
+        v.segment(0).good(0, lines(0, 10))
+        if cursor is not None:
+            v.set_cursor(cursor)
+        v.extra["journal/state/progress-default"] = record
+        v.cursor_expect = expect
+        return v
+
+    intact = progress_record("default", 2, 6)
+    one_reader("progress-intact", "the default reader's progress record (base 2, next 6) over cursor.json at 2: "
+               "the reader is at 6", intact, {"next": 6, "progress": "valid"})
+    one_reader("progress-torn", "a progress record with one bit flipped (a write torn by a power cut): "
+               "its CRC-32 fails, the reader is at cursor.json's 2, not refused",
+               flip(intact, 33), {"next": 2, "progress": "progress-torn"})
+    one_reader("progress-zeros", "a progress record of 76 zero bytes (a power cut on FAT): ignored, not refused",
+               bytes(76), {"next": 2, "progress": "progress-torn"})
+    one_reader("progress-short", "a progress record cut short (40 of 76 bytes): ignored", intact[:40],
+               {"next": 2, "progress": "progress-torn"})
+    one_reader("progress-long", "a whole progress record with a byte after it: not a progress record, ignored",
+               intact + b"\n", {"next": 2, "progress": "progress-torn"})
+    one_reader("progress-foreign", "a whole progress record of another journal: ignored",
+               progress_record("default", 2, 6, jid=FOREIGN_ID), {"next": 2, "progress": "progress-foreign"})
+    one_reader("progress-other-reader", "a whole progress record of the reader 'home' in progress-default: ignored",
+               progress_record("home", 2, 6), {"next": 2, "progress": "progress-foreign"})
+    one_reader("progress-stale", "a progress record over another cursor value (base 1, cursor.json at 2: the "
+               "cursor file was written after it): ignored, the reader is at 2",
+               progress_record("default", 1, 6), {"next": 2, "progress": "progress-stale"})
+    one_reader("progress-agrees", "a progress record at the cursor file's value (base 2, next 2): valid",
+               progress_record("default", 2, 2), {"next": 2, "progress": "valid"})
+    one_reader("progress-behind-base", "a whole progress record whose next is below its base: invalid, ignored",
+               progress_record("default", 2, 1), {"next": 2, "progress": "progress-invalid"})
+    one_reader("progress-past-2-53", "a whole progress record whose next is past 2^53: invalid, ignored",
+               progress_record("default", 2, TWO_53 + 1), {"next": 2, "progress": "progress-invalid"})
+    one_reader("progress-past-end", "a progress record past the newest record (a power cut that kept it and lost "
+               "records): valid, nothing unsent", progress_record("default", 2, 40), {"next": 40, "progress": "valid"})
+    one_reader("progress-no-cursor", "no cursor.json (0) and a progress record over 0: the reader is at 4",
+               progress_record("default", 0, 4), {"next": 4, "progress": "valid"}, cursor=None)
+    one_reader("progress-symlink", "state/progress-default is a symbolic link (to a valid record outside the "
+               "journal): not followed, not refused (progress-not-file)", ("link", "../../elsewhere-progress"),
+               {"next": 2, "progress": "progress-not-file"}).extra["elsewhere-progress"] = intact
+    v = one_reader("progress-cursor-refused", "cursor.json of another journal and a well-formed progress record: "
+                   "the cursor is refused, the progress record is not read", intact, {"error": "cursor-foreign"})
+    v.set_cursor(2, jid=FOREIGN_ID)
+    v.cursor_expect = {"error": "cursor-foreign"}
+
+    v = vector("progress-named", "named cursors with progress records: home's is valid (cursor 1, at 7), "
+               "work's stale, default's torn; cursor.json, the floor, goes by the cursor files alone")
+    v.segment(0).good(0, lines(0, 10))
+    v.set_cursor(1)
+    v.set_named("default", 3)
+    v.set_named("home", 1)
+    v.set_named("work", 5)
+    v.extra["journal/state/progress-home"] = progress_record("home", 1, 7)
+    v.extra["journal/state/progress-work"] = progress_record("work", 4, 8)
+    v.extra["journal/state/progress-default"] = progress_record("default", 3, 9)[:75] + b"\0"
+    v.named["home"]["progress"] = "valid"
+    v.named["home"]["next"] = 7
+    v.named["work"]["progress"] = "progress-stale"
+    v.named["default"]["progress"] = "progress-torn"
 
 
 def main():

@@ -129,10 +129,11 @@ import Glibc
 
     /// kill -9 at the Nth acknowledged reply, whichever destination it belongs to: the
     /// next run delivers the rest; each destination gets every point, at most one batch twice.
-    /// `sync.after-reply`: acknowledged, not recorded; `cursors.after-named`: a named cursor
-    /// written, the floor (`cursor.json`) not yet.
+    /// `sync.after-reply`: acknowledged, not recorded; `cursor.recorded`: recorded in the
+    /// progress record; `cursors.after-named`: a named cursor file written at a durable
+    /// point, the floor (`cursor.json`) not yet.
     @Test(arguments: [("sync.after-reply", 1), ("sync.after-reply", 3), ("sync.after-reply", 6),
-                      ("cursors.after-named", 2), ("cursors.after-named", 5)])
+                      ("cursor.recorded", 2), ("cursor.recorded", 5), ("cursors.after-named", 1), ("cursors.after-named", 2)])
     func killedBetweenTwoDestinationsCursorWrites(point: String, nth: Int) throws {
         let first = try LocalServer()
         let second = try LocalServer { _, _ in LocalServer.ok(delay: .milliseconds(3)) }

@@ -196,7 +196,8 @@ final class ReliabilitySandbox: @unchecked Sendable {
     }
 
     /// The journal's cursor (0 when there is none).
-    func cursor(_ journal: String? = nil) throws -> UInt64 { try Journal(path: journal ?? self.journal).cursor() }
+    /// The default reader's place (its progress record, else its cursor file).
+    func cursor(_ journal: String? = nil) throws -> UInt64 { try Journal(path: journal ?? self.journal).cursor(for: .default) }
 
     /// Files (not directories) under `root`, relative, sorted.
     static func files(under root: String) -> [String] {

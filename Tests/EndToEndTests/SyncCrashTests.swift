@@ -97,9 +97,9 @@ import Glibc
     }
 
     /// Every named point of the drain, at every batch: `sync.after-reply` (acknowledged,
-    /// cursor not yet written), `cursor.after-write` (new cursor in its temporary file),
-    /// `cursor.after-rename` (renamed, directory not yet synced).
-    @Test(arguments: ["sync.after-reply", "cursor.after-write", "cursor.after-rename"])
+    /// not yet recorded), `cursor.recorded` (recorded: in the progress record, or the
+    /// cursor file for the first batch; journal-format.md section 9).
+    @Test(arguments: ["sync.after-reply", "cursor.recorded"])
     func killedAtEveryFaultPointOfTheDrain(point: String) throws {
         let points = 400
         let batches = points / 50
@@ -115,17 +115,17 @@ import Glibc
             #expect(crashed.termination == .signaled(SIGKILL), "\(point):\(nth): \(crashed)")
             #expect(server.requests.count == nth, "\(point):\(nth): \(server.requests.count) requests")
             let cursor = try base.cursor(journal)
-            // The rename is the commit point of the cursor.
-            let expected = point == "cursor.after-rename" ? nth * 50 : (nth - 1) * 50
+            // Recorded is the commit point of the cursor.
+            let expected = point == "cursor.recorded" ? nth * 50 : (nth - 1) * 50
             #expect(cursor == UInt64(expected), "\(point):\(nth): cursor \(cursor)")
             let finished = try base.sync.run(Self.syncArguments(base, server, journal: journal), environment: Self.environment)
             #expect(finished.succeeded, "\(point):\(nth): \(finished)")
             #expect(try base.cursor(journal) == UInt64(points))
             let delivery = Delivery(requests: server.requests, lines: lines)
             let resends = delivery.check(total: points, maximumResends: 1, context: "\(point):\(nth)")
-            #expect(resends == (point == "cursor.after-rename" ? 0 : 1), "\(point):\(nth)")
+            #expect(resends == (point == "cursor.recorded" ? 0 : 1), "\(point):\(nth)")
             #expect(try base.verify(journal).succeeded)
-            #expect(ReliabilitySandbox.files(under: journal).allSatisfy { !$0.hasSuffix(".tmp-cursor.json") || point == "cursor.after-write" })
+            #expect(ReliabilitySandbox.files(under: journal).allSatisfy { !$0.hasSuffix(".tmp-cursor.json") })
         }
         Figures.record("crash: overland-sync, named fault points", "kills at \(point) (every batch)", batches)
     }

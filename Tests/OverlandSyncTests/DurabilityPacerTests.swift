@@ -51,22 +51,28 @@ import Testing
         #expect(onTheSecond)
     }
 
-    /// Every acknowledged batch is on disk (replaced atomically) before the next request
-    /// goes: a kill -9 at any request resends at most the batch in flight. The clock stands
-    /// still, so no durable point comes before the end of the run.
-    @Test func theCursorIsReplacedAfterEveryAcknowledgement() async throws {
+    /// Every acknowledged batch is on disk (in the progress record, or the cursor file for
+    /// the first) before the next request goes: a kill -9 at any request resends at most
+    /// the batch in flight. The clock stands still, so the cursor file is written once more
+    /// only at the end of the run.
+    @Test func theCursorIsRecordedAfterEveryAcknowledgement() async throws {
         let fixture = try JournalFixture(points: 400)
         var configuration = SyncConfiguration(endpoint: "http://127.0.0.1:9/in", token: "secret-token", deviceID: "van")
         configuration.sendIntervalSeconds = 0
         configuration.batchSize = 50
         let seen = Locked<[UInt64]>([])
-        let transport = CursorWatchingTransport { seen.withLock { $0.append((try? fixture.journal.cursor()) ?? .max) } }
+        let files = Locked<[UInt64]>([])
+        let transport = CursorWatchingTransport {
+            seen.withLock { $0.append((try? fixture.journal.cursor(for: .default)) ?? .max) }
+            files.withLock { $0.append((try? fixture.journal.cursor()) ?? .max) }
+        }
         let clock = ManualClock()
         let engine = SyncEngine(journal: fixture.journal, configuration: configuration, transport: transport,
                                 wallClock: { 1_800_000_000 }, random: { 0.5 }, monotonicClock: { clock.now })
         let report = await engine.run(sendNow: true)
         #expect(report.outcome == .delivered, "\(report)")
         #expect(seen.current == stride(from: 0, to: 400, by: 50).map(UInt64.init))
+        #expect(files.current == [0] + Array(repeating: 50, count: 7), "the first cursor is a file, the rest wait for the durable point")
         #expect(fixture.cursor == 400)
     }
 }
