@@ -25,6 +25,8 @@ public struct ReadBackPass: Sendable {
     public let configuration: SyncConfiguration
     public let reader: any ReadBackReader
     let transport: any Transport
+    /// How missing points are sent again.
+    let resender: any ReadBackResender
     let wallClock: @Sendable () -> Int64
     /// Points compared at once.
     public var chunkSize = 500
@@ -35,13 +37,17 @@ public struct ReadBackPass: Sendable {
     /// A point is sent again at most this often before it counts as refused.
     public static let resendsBeforeRefusal = 2
 
+    /// A pass reading through `transport`; missing points are sent again by `resender`
+    /// (nil: through `transport`, as `configuration`'s HTTP receiver takes them).
     public init(journal: Journal, cursor: CursorName, configuration: SyncConfiguration, reader: any ReadBackReader,
-                transport: any Transport, wallClock: @escaping @Sendable () -> Int64 = { Journal.currentTime() }) {
+                transport: any Transport, resender: (any ReadBackResender)? = nil,
+                wallClock: @escaping @Sendable () -> Int64 = { Journal.currentTime() }) {
         self.journal = journal
         self.cursorName = cursor
         self.configuration = configuration
         self.reader = reader
         self.transport = transport
+        self.resender = resender ?? HTTPResender(configuration: configuration, transport: transport)
         self.wallClock = wallClock
     }
 
@@ -78,7 +84,10 @@ public struct ReadBackPass: Sendable {
         let end: UInt64
         do {
             state = try SyncState.load(journal: journal, destination: cursorName.text)
-            end = try journal.cursor(for: cursorName)
+            let cursor = try journal.cursor(for: cursorName)
+            // Through a broker, what this run published may not have reached its
+            // subscriber yet: the next run reads it back.
+            end = resender.readsBackAtOnce ? cursor : min(cursor, runStart)
         } catch {
             report.unfinished = error.description
             return report
@@ -86,13 +95,20 @@ public struct ReadBackPass: Sendable {
         var mark = startingMark(&state, runStart: runStart, end: end, report: &report)
         var refusal = RefusalTally()
         var comparison = Comparison(pass: self)
+        // Once a chunk waits for the next run's read-back, the mark stays before it.
+        var held = false
         do {
             let records = try journal.records(from: mark)
-            while mark < end {
+            var position = mark
+            while position < end {
                 let (chunk, chunkEnd) = try Self.nextChunk(records, end: end, size: chunkSize)
-                if !chunk.isEmpty {
-                    guard try await comparison.compare(chunk, state: &state, report: &report, refusal: &refusal) else { break }
-                }
+                position = chunkEnd
+                // Behind a held chunk, refusals count when the mark reaches them (once).
+                let outcome: Comparison.Outcome = chunk.isEmpty ? .settled
+                    : try await comparison.compare(chunk, state: &state, report: &report, refusal: &refusal, countingRefusals: !held)
+                if outcome == .stopped { break }
+                if outcome == .resentForNextRun { held = true }
+                if held { continue }
                 mark = chunkEnd
                 state.storedThrough = mark
                 for sent in chunk { state.resends[sent.sequence] = nil }
@@ -100,6 +116,9 @@ public struct ReadBackPass: Sendable {
             }
         } catch {
             report.unfinished = (error as? ReadBackError)?.description ?? "\(error)"
+        }
+        if report.unfinished == nil, report.resentForNextRun > 0 {
+            report.unfinished = "\(Plural.count(report.resentForNextRun, "point")) the receiver did not hold sent again through the broker"
         }
         report.storedThrough = mark
         report.refused = refusal.refusal

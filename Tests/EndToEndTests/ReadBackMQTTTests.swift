@@ -1,0 +1,147 @@
+import TestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Read-back for mqtt destinations (issue 24: "mosquitto killed mid-drain: 833 points
+/// PUBACKed, 769 of them never reached the Recorder"): Debian's mosquitto on an ephemeral
+/// port, the OwnTracks Recorder subscribed to it (`BrokerFedRecorder`), `overland-sync`
+/// publishing with `verify true` and `verify_url` the Recorder's API.
+@Suite(.serialized) struct ReadBackMQTTTests {
+    private func points(_ range: Range<Int>) -> [ReadBackJournal.Point] {
+        range.map { ReadBackJournal.Point(index: $0) }
+    }
+
+    private func times(_ range: Range<Int>) -> Set<Int64> { Set(range.map { ReadBackJournal.t0 + Int64($0) }) }
+
+    private func sync(_ sandbox: LogSandbox) throws -> ToolResult {
+        var sync = ToolRunner(product: "overland-sync")
+        sync.environment = sandbox.logger.environment
+        return try sync.run(["--journal", sandbox.journal, "--now", "--verbose"])
+    }
+
+    private func state(_ sandbox: LogSandbox, _ name: String) throws -> [String: Any] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: sandbox.journal + "/state/sync-\(name).json"))
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    /// `overland destination add home mqtt://... --protocol mqtt`, then `settings`, each
+    /// `overland destination set home KEY VALUE`.
+    private func destination(_ sandbox: LogSandbox, broker: MosquittoBroker, _ settings: [[String]]) throws {
+        let add = try sandbox.overland.run(["destination", "add", "home", "mqtt://127.0.0.1:\(broker.port)", "--protocol", "mqtt",
+                                            "--from-start", "--journal", sandbox.journal])
+        try #require(add.succeeded, "\(add)")
+        for setting in settings {
+            let set = try sandbox.overland.run(["destination", "set", "home"] + setting)
+            try #require(set.succeeded, "\(setting): \(set)")
+        }
+    }
+
+    @Test func whatTheBrokerLostAfterItsPubacksIsFoundAndSentAgain() throws {
+        let sandbox = try LogSandbox()
+        let store = StandInStore()
+        let api = try LocalServer(store.recorder)
+        defer { api.stop() }
+        let broker = try MosquittoBroker(directory: sandbox.directory.path)
+        let recorder = try BrokerFedRecorder(broker: broker, store: store)
+        try ReadBackJournal.append(points(0..<200), to: sandbox.journal)
+        try destination(sandbox, broker: broker, [["device_id", "bob/van"], ["verify_url", api.baseURL], ["verify", "true"]])
+
+        // Run 1 publishes 200; the Recorder files them all.
+        let first = try sync(sandbox)
+        #expect(first.exitStatus == 0, "\(first)")
+        #expect(recorder.file(until: 200) == 200)
+
+        // The Recorder goes away; the broker queues for its session. Run 2 publishes 800
+        // more, every one PUBACKed, and reads back run 1's 200: all stored.
+        recorder.disconnect()
+        try ReadBackJournal.append(points(200..<1000), to: sandbox.journal)
+        let second = try sync(sandbox)
+        #expect(second.exitStatus == 0, "\(second)")
+        #expect(second.stderrText.contains("read back 200 points: 200 stored, 0 sent again"), "\(second)")
+        #expect(try state(sandbox, "home")["stored_through"] as? Int == 200)
+
+        // kill -9 with persistence off: the 800 acknowledged messages queued for the
+        // Recorder are gone. The broker comes back; so does the Recorder (a new session).
+        broker.kill()
+        try broker.start()
+        try recorder.connect()
+        #expect(store.points.count == 200)
+
+        // Run 3 reads back what run 2 published, finds the 800 missing and publishes them
+        // again; the broker acknowledges them before the Recorder has them, so the next run
+        // reads them back: 75.
+        let third = try sync(sandbox)
+        #expect(third.exitStatus == 75, "\(third)")
+        let line = third.stderrLines.filter { $0.contains("sent again through the broker") }
+        #expect(line == ["overland-sync: home: reading back: 800 points the receiver did not hold sent again through the broker; "
+                         + "the rest is compared at the next run"], "\(third)")
+        #expect(try state(sandbox, "home")["stored_through"] as? Int == 200)
+        // The 800, then the newest point once more (the position a tracker shows).
+        #expect(recorder.file(until: 1001) == 1001)
+        #expect(Set(store.points.map(\.time)) == times(0..<1000))
+
+        // Run 4 finds every point stored: the mark passes them, the resend counts go.
+        let fourth = try sync(sandbox)
+        #expect(fourth.exitStatus == 0, "\(fourth)")
+        #expect(fourth.stderrText.contains("read back 800 points: 800 stored, 0 sent again"), "\(fourth)")
+        let saved = try state(sandbox, "home")
+        #expect(saved["stored_through"] as? Int == 1000)
+        #expect(saved["resends"] == nil)
+        #expect(store.received == 1001, "each lost point published once more, no more: \(store.received)")
+    }
+
+    /// Home Assistant subscribes to the tracker's topic only once it has processed the
+    /// discovery config: of the first run's points it gets only the retained newest. The
+    /// next run reads its history, sends the rest again, and ends with the newest once more.
+    @Test func homeAssistantMissesTheFirstBatchAndReadBackCompletesIt() throws {
+        let sandbox = try LogSandbox()
+        let store = StandInStore()
+        let api = try LocalServer(store.homeAssistant(token: "ha-long-lived-token"))
+        defer { api.stop() }
+        let broker = try MosquittoBroker(directory: sandbox.directory.path)
+        let homeAssistant = try BrokerFedHomeAssistant(broker: broker, store: store)
+        try ReadBackJournal.append(points(0..<30), to: sandbox.journal)
+        try destination(sandbox, broker: broker, [["device_id", "bob/van"], ["discovery", "true"], ["verify_url", api.baseURL]])
+        let token = try sandbox.overland.run(["destination", "set", "home", "verify_token", "--token-stdin"], stdinText: "ha-long-lived-token\n")
+        try #require(token.succeeded, "\(token)")
+        try #require(try sandbox.overland.run(["destination", "set", "home", "verify", "true"]).succeeded)
+
+        let first = try sync(sandbox)
+        #expect(first.exitStatus == 0, "\(first)")
+        try homeAssistant.processConfig()
+        #expect(homeAssistant.entityID == "device_tracker.van")
+        #expect(homeAssistant.record(until: 1) == 1)
+        #expect(store.points.first?.time == ReadBackJournal.t0 + 29, "only the retained newest reached it")
+
+        let second = try sync(sandbox)
+        #expect(second.exitStatus == 75, "\(second)")
+        #expect(second.stderrText.contains("reading back: 29 points the receiver did not hold sent again through the broker"), "\(second)")
+        #expect(homeAssistant.record(until: 31) == 31)
+        #expect(Set(store.points.map(\.time)) == times(0..<30))
+        #expect(store.points.last?.time == ReadBackJournal.t0 + 29, "the tracker ends at the newest point")
+
+        let third = try sync(sandbox)
+        #expect(third.exitStatus == 0, "\(third)")
+        #expect(third.stderrText.contains("read back 30 points: 30 stored, 0 sent again"), "\(third)")
+        #expect(try state(sandbox, "home")["stored_through"] as? Int == 30)
+        #expect(!(first.stderrText + second.stderrText + third.stderrText).contains("ha-long-lived-token"))
+    }
+
+    @Test func verifyWithoutVerifyURLIsRefusedWithOneLine() throws {
+        let sandbox = try LogSandbox()
+        let broker = try MosquittoBroker(directory: sandbox.directory.path)
+        try ReadBackJournal.append(points(0..<1), to: sandbox.journal)
+        try destination(sandbox, broker: broker, [])
+        let refused = try sandbox.overland.run(["destination", "set", "home", "verify", "true"])
+        #expect(refused.exitStatus == 64, "a refused value, as every refused setting: \(refused)")
+        #expect(refused.stderrLines.count == 1, "\(refused)")
+        #expect(refused.stderrText.contains("set verify_url to the OwnTracks Recorder's address"), "\(refused)")
+        // With verify_url first, verify is taken.
+        #expect(try sandbox.overland.run(["destination", "set", "home", "verify_url", "http://127.0.0.1:1"]).succeeded)
+        #expect(try sandbox.overland.run(["destination", "set", "home", "verify", "true"]).succeeded)
+    }
+}
