@@ -1,5 +1,6 @@
 import TestSupport
 import Foundation
+import OverlandJournal
 import Testing
 
 #if canImport(Glibc)
@@ -40,7 +41,12 @@ import Glibc
         }
     }
 
-    @Test func whatTheBrokerLostAfterItsPubacksIsFoundAndSentAgain() throws {
+    /// The home destination's cursor: what the broker acknowledged.
+    private func acknowledged(_ sandbox: LogSandbox) throws -> UInt64 {
+        try Journal(path: sandbox.journal).cursor(for: try #require(CursorName("home")))
+    }
+
+    @Test func whatTheBrokerLostMidDrainAfterItsPubacksIsFoundAndSentAgain() throws {
         let sandbox = try LogSandbox()
         let store = StandInStore()
         let api = try LocalServer(store.recorder)
@@ -55,43 +61,56 @@ import Glibc
         #expect(first.exitStatus == 0, "\(first)")
         #expect(recorder.file(until: 200) == 200)
 
-        // The Recorder goes away; the broker queues for its session. Run 2 publishes 800
-        // more, every one PUBACKed, and reads back run 1's 200: all stored.
+        // The Recorder goes away; the broker queues for its session (in memory: persistence
+        // off). Run 2 publishes 4,000 more; once a thousand are PUBACKed it is paused, the
+        // broker killed (kill -9 by pid), and it goes on to find the connection gone.
         recorder.disconnect()
-        try ReadBackJournal.append(points(200..<1000), to: sandbox.journal)
-        let second = try sync(sandbox)
-        #expect(second.exitStatus == 0, "\(second)")
-        #expect(second.stderrText.contains("read back 200 points: 200 stored, 0 sent again"), "\(second)")
-        #expect(try state(sandbox, "home")["stored_through"] as? Int == 200)
-
-        // kill -9 with persistence off: the 800 acknowledged messages queued for the
-        // Recorder are gone. The broker comes back; so does the Recorder (a new session).
+        let total = 4_200
+        try ReadBackJournal.append(points(200..<total), to: sandbox.journal)
+        var runner = ToolRunner(product: "overland-sync")
+        runner.environment = sandbox.logger.environment
+        let run = try runner.start(["--journal", sandbox.journal, "--now", "--verbose"])
+        let deadline = ContinuousClock.now + ToolRunner.hangGuard
+        while (try? acknowledged(sandbox)) ?? 0 < 1_000, ContinuousClock.now < deadline { usleep(1_000) }
+        run.kill(SIGSTOP)
         broker.kill()
+        run.kill(SIGCONT)
+        let second = run.wait()
+        let acked = Int(try acknowledged(sandbox))
+        try #require(acked >= 1_000 && acked < total, "the drain ended before the kill: make the journal longer (\(acked))")
+        #expect(second.exitStatus == 75, "\(second)")
+
+        // The broker comes back without what it acknowledged; so does the Recorder (a new
+        // session): it holds run 1's 200 only.
         try broker.start()
         try recorder.connect()
         #expect(store.points.count == 200)
 
-        // Run 3 reads back what run 2 published, finds the 800 missing and publishes them
-        // again; the broker acknowledges them before the Recorder has them, so the next run
-        // reads them back: 75.
+        // Run 3 publishes the rest of the drain, reads back what run 2 had acknowledged,
+        // finds it missing and publishes it again; the broker acknowledges before the
+        // Recorder has it, so the next run reads it back: 75.
         let third = try sync(sandbox)
         #expect(third.exitStatus == 75, "\(third)")
+        let lost = acked - 200
         let line = third.stderrLines.filter { $0.contains("sent again through the broker") }
-        #expect(line == ["overland-sync: home: reading back: 800 points the receiver did not hold sent again through the broker; "
+        #expect(line == ["overland-sync: home: reading back: \(lost) points the receiver did not hold sent again through the broker; "
                          + "the rest is compared at the next run"], "\(third)")
-        #expect(try state(sandbox, "home")["stored_through"] as? Int == 200)
-        // The 800, then the newest point once more (the position a tracker shows).
-        #expect(recorder.file(until: 1001) == 1001)
-        #expect(Set(store.points.map(\.time)) == times(0..<1000))
+        // Run 2 failed, so nothing was read back since run 1 began: the mark is at 0, and
+        // stays there while the chunk with the first lost point waits.
+        #expect(try state(sandbox, "home")["stored_through"] as? Int == 0)
+        // The rest of the drain, the lost ones, then the newest point once more (the
+        // position a tracker shows).
+        #expect(recorder.file(until: total + 1) == total + 1)
+        #expect(Set(store.points.map(\.time)) == times(0..<total))
 
         // Run 4 finds every point stored: the mark passes them, the resend counts go.
         let fourth = try sync(sandbox)
         #expect(fourth.exitStatus == 0, "\(fourth)")
-        #expect(fourth.stderrText.contains("read back 800 points: 800 stored, 0 sent again"), "\(fourth)")
+        #expect(fourth.stderrText.contains("read back \(total) points: \(total) stored, 0 sent again"), "\(fourth)")
         let saved = try state(sandbox, "home")
-        #expect(saved["stored_through"] as? Int == 1000)
+        #expect(saved["stored_through"] as? Int == total)
         #expect(saved["resends"] == nil)
-        #expect(store.received == 1001, "each lost point published once more, no more: \(store.received)")
+        #expect(store.received == total + 1, "each lost point published once more, no more: \(store.received)")
     }
 
     /// Home Assistant subscribes to the tracker's topic only once it has processed the
