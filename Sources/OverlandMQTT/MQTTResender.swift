@@ -17,9 +17,18 @@ public struct MQTTResender: ReadBackResender {
     public var readsBackAtOnce: Bool { false }
 
     public func resend(_ lines: [ArraySlice<UInt8>], timeout: Duration) async throws {
+        try await republish(lines, endingWithNewest: false)
+    }
+
+    /// The newest point once more: a tracker shows it, not the last old point sent again.
+    public func finish(timeout: Duration) async throws {
+        try await republish([], endingWithNewest: true)
+    }
+
+    private func republish(_ lines: [ArraySlice<UInt8>], endingWithNewest: Bool) async throws {
         let outcome = await BlockingWork.run { [sender, journal] () -> MQTTError? in
             do throws(MQTTError) {
-                try sender.senders.republish(sender, journal: journal, lines: lines)
+                try sender.senders.republish(sender, journal: journal, lines: lines, endingWithNewest: endingWithNewest)
                 return nil
             } catch {
                 return error

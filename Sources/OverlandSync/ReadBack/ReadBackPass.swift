@@ -117,6 +117,13 @@ public struct ReadBackPass: Sendable {
         } catch {
             report.unfinished = (error as? ReadBackError)?.description ?? "\(error)"
         }
+        if report.resent > 0 {
+            do {
+                try await resender.finish(timeout: .milliseconds(Int64(configuration.requestTimeout * 1000)))
+            } catch {
+                report.unfinished = report.unfinished ?? (error as? ReadBackError)?.description ?? "\(error)"
+            }
+        }
         if report.unfinished == nil, report.resentForNextRun > 0 {
             report.unfinished = "\(Plural.count(report.resentForNextRun, "point")) the receiver did not hold sent again through the broker"
         }

@@ -12,6 +12,13 @@ public protocol ReadBackResender: Sendable {
     var readsBackAtOnce: Bool { get }
     /// Sends the journal lines `lines` again; `timeout` bounds each request.
     func resend(_ lines: [ArraySlice<UInt8>], timeout: Duration) async throws
+    /// Called once at the end of a pass that sent points again (a broker: the newest
+    /// point once more, the position a tracker should show).
+    func finish(timeout: Duration) async throws
+}
+
+extension ReadBackResender {
+    public func finish(timeout: Duration) async throws {}
 }
 
 /// Resending to an HTTP receiver: the receiver's own requests (its batch rule and
