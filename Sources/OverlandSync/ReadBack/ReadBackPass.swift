@@ -94,39 +94,12 @@ public struct ReadBackPass: Sendable {
         }
         var mark = startingMark(&state, runStart: runStart, end: end, report: &report)
         var refusal = RefusalTally()
-        var comparison = Comparison(pass: self)
-        // Once a chunk waits for the next run's read-back, the mark stays before it.
-        var held = false
         do {
-            let records = try journal.records(from: mark)
-            var position = mark
-            while position < end {
-                let (chunk, chunkEnd) = try Self.nextChunk(records, end: end, size: chunkSize)
-                position = chunkEnd
-                // Behind a held chunk, refusals count when the mark reaches them (once).
-                let outcome: Comparison.Outcome = chunk.isEmpty ? .settled
-                    : try await comparison.compare(chunk, state: &state, report: &report, refusal: &refusal, countingRefusals: !held)
-                if outcome == .stopped { break }
-                if outcome == .resentForNextRun { held = true }
-                if held { continue }
-                mark = chunkEnd
-                state.storedThrough = mark
-                for sent in chunk { state.resends[sent.sequence] = nil }
-                try state.save(in: journal, as: stateFileName)
-            }
+            try await compareChunks(from: &mark, to: end, state: &state, report: &report, refusal: &refusal)
         } catch {
             report.unfinished = (error as? ReadBackError)?.description ?? "\(error)"
         }
-        if report.resent > 0 {
-            do {
-                try await resender.finish(timeout: .milliseconds(Int64(configuration.requestTimeout * 1000)))
-            } catch {
-                report.unfinished = report.unfinished ?? (error as? ReadBackError)?.description ?? "\(error)"
-            }
-        }
-        if report.unfinished == nil, report.resentForNextRun > 0 {
-            report.unfinished = "\(Plural.count(report.resentForNextRun, "point")) the receiver did not hold sent again through the broker"
-        }
+        await finishResends(&report)
         report.storedThrough = mark
         report.refused = refusal.refusal
         if let refused = report.refused {
@@ -134,6 +107,45 @@ public struct ReadBackPass: Sendable {
             try? state.save(in: journal, as: stateFileName)
         }
         return report
+    }
+
+    /// Compares the points from `mark` to `end` a chunk at a time, moving `mark` (durably)
+    /// past each chunk settled, until one is cut short. Once a chunk waits for the next
+    /// run's read-back (sent again through a broker), the mark stays before it and the
+    /// chunks behind it are still compared (their refusals count when the mark reaches them).
+    private func compareChunks(from mark: inout UInt64, to end: UInt64, state: inout SyncState, report: inout ReadBackReport,
+                               refusal: inout RefusalTally) async throws {
+        var comparison = Comparison(pass: self)
+        var held = false
+        let records = try journal.records(from: mark)
+        var position = mark
+        while position < end {
+            let (chunk, chunkEnd) = try Self.nextChunk(records, end: end, size: chunkSize)
+            position = chunkEnd
+            let outcome: Comparison.Outcome = chunk.isEmpty ? .settled
+                : try await comparison.compare(chunk, state: &state, report: &report, refusal: &refusal, countingRefusals: !held)
+            if outcome == .stopped { return }
+            if outcome == .resentForNextRun { held = true }
+            if held { continue }
+            mark = chunkEnd
+            state.storedThrough = mark
+            for sent in chunk { state.resends[sent.sequence] = nil }
+            try state.save(in: journal, as: stateFileName)
+        }
+    }
+
+    /// After a pass that sent points again: the resender's last step, and what the run says
+    /// of resends read back only by the next run.
+    private func finishResends(_ report: inout ReadBackReport) async {
+        guard report.resent > 0 else { return }
+        do {
+            try await resender.finish(timeout: .milliseconds(Int64(configuration.requestTimeout * 1000)))
+        } catch {
+            report.unfinished = report.unfinished ?? (error as? ReadBackError)?.description ?? "\(error)"
+        }
+        if report.unfinished == nil, report.resentForNextRun > 0 {
+            report.unfinished = "\(Plural.count(report.resentForNextRun, "point")) the receiver did not hold sent again through the broker"
+        }
     }
 
     /// This destination's state file.
