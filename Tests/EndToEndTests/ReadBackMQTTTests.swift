@@ -115,6 +115,14 @@ import Glibc
         #expect(saved["stored_through"] as? Int == total)
         #expect(saved["resends"] == nil)
         #expect(store.received == total + 1, "each lost point published once more, no more: \(store.received)")
+
+        // The audit reads the Recorder through the broker's destination too: nothing
+        // missing; the newest point, held twice, is the one extra.
+        let audit = try sandbox.overland.run(["destination", "audit", "home", "--journal", sandbox.journal])
+        #expect(audit.exitStatus == 0, "\(audit)")
+        #expect(audit.stdoutLines.dropFirst().first?.split(separator: " ") == ["2024-03-01", "\(total)", "\(total)", "0", "0", "1"], "\(audit)")
+        let status = try sandbox.overland.run(["status", "--journal", sandbox.journal])
+        #expect(status.stdoutText.contains("acknowledged through record \(total), stored through record \(total), 0 refused"), "\(status)")
     }
 
     /// Home Assistant subscribes to the tracker's topic only once it has processed the
