@@ -62,6 +62,12 @@ final class BrokerFedRecorder: @unchecked Sendable {
     @discardableResult
     func file(until count: Int) -> Int {
         guard let process else { return store.points.count }
+        return Self.read(process, into: store, until: count, file)
+    }
+
+    /// Reads `mosquitto_sub -v` lines from `process`, each handed to `file`, until `store`
+    /// holds `count` points (or the hang guard ends, or the process does); the count.
+    static func read(_ process: RunningTool, into store: StandInStore, until count: Int, _ file: (String) -> Void) -> Int {
         let deadline = ContinuousClock.now + ToolRunner.hangGuard
         while store.points.count < count, ContinuousClock.now < deadline {
             let (line, timedOut) = process.readLine(timeout: .milliseconds(200))
@@ -70,16 +76,23 @@ final class BrokerFedRecorder: @unchecked Sendable {
         return store.points.count
     }
 
-    /// One `mosquitto_sub -v` line: `TOPIC PAYLOAD`.
-    private func file(_ line: String) {
-        guard let space = line.firstIndex(of: " ") else { return }
-        let levels = line[..<space].split(separator: "/", omittingEmptySubsequences: false)
-        guard levels.count >= 3,
+    /// A `mosquitto_sub -v` line, `TOPIC PAYLOAD`: the topic's levels and the OwnTracks
+    /// location in the payload, or nil for any other message.
+    static func location(_ line: String) -> (levels: [Substring], message: [String: Any], latitude: Double, longitude: Double)? {
+        guard let space = line.firstIndex(of: " "),
               let message = StandInStore.json(Array(line[line.index(after: space)...].utf8)) as? [String: Any],
-              message["_type"] as? String == "location", let lat = message["lat"] as? Double, let lon = message["lon"] as? Double,
-              let tst = (message["tst"] as? NSNumber)?.int64Value else { return }
-        store.receive(StandInStore.Held(time: tst, latitude: lat, longitude: lon, device: levels[1] + "/" + levels[2],
-                                        speed: (message["vel"] as? Double) ?? -1, recordedAt: StandInStore.now))
+              message["_type"] as? String == "location", let lat = message["lat"] as? Double, let lon = message["lon"] as? Double
+        else { return nil }
+        return (line[..<space].split(separator: "/", omittingEmptySubsequences: false), message, lat, lon)
+    }
+
+    /// Files one line as the Recorder does.
+    private func file(_ line: String) {
+        guard let found = Self.location(line), found.levels.count >= 3,
+              let tst = (found.message["tst"] as? NSNumber)?.int64Value else { return }
+        store.receive(StandInStore.Held(time: tst, latitude: found.latitude, longitude: found.longitude,
+                                        device: found.levels[1] + "/" + found.levels[2],
+                                        speed: (found.message["vel"] as? Double) ?? -1, recordedAt: StandInStore.now))
     }
 
     deinit { disconnect() }
@@ -137,18 +150,11 @@ final class BrokerFedHomeAssistant: @unchecked Sendable {
     @discardableResult
     func record(until count: Int) -> Int {
         guard let tracker else { return store.points.count }
-        let deadline = ContinuousClock.now + ToolRunner.hangGuard
-        while store.points.count < count, ContinuousClock.now < deadline {
-            let (line, timedOut) = tracker.readLine(timeout: .milliseconds(200))
-            guard let line else { if timedOut { continue } else { break } }
-            guard let space = line.firstIndex(of: " "),
-                  let message = StandInStore.json(Array(line[line.index(after: space)...].utf8)) as? [String: Any],
-                  message["_type"] as? String == "location", let lat = message["lat"] as? Double, let lon = message["lon"] as? Double
-            else { continue }
-            store.receive(StandInStore.Held(time: (message["tst"] as? NSNumber)?.int64Value ?? 0, latitude: lat, longitude: lon,
-                                            device: entityID, speed: -1, recordedAt: StandInStore.now))
+        return BrokerFedRecorder.read(tracker, into: store, until: count) { [self] line in
+            guard let found = BrokerFedRecorder.location(line) else { return }
+            store.receive(StandInStore.Held(time: (found.message["tst"] as? NSNumber)?.int64Value ?? 0, latitude: found.latitude,
+                                            longitude: found.longitude, device: entityID, speed: -1, recordedAt: StandInStore.now))
         }
-        return store.points.count
     }
 
     deinit {
