@@ -47,6 +47,23 @@ import Testing
         #expect(!result.stderrText.contains("Tr4cc4r"))
     }
 
+    @Test func positionsTraccarNeverKeepsAreRefusedWithOneLine() throws {
+        // Answers 200 to every position; never keeps one north of 45.502 (index 20 on).
+        let store = StandInStore { _, point in point.latitude < 45.502 - 1e-9 }
+        let server = try LocalServer(store.traccar(uniqueID: "van", credentials: Self.credentials))
+        defer { server.stop() }
+        let sandbox = try sandbox(server, verifyToken: Self.credentials)
+        try ReadBackJournal.append(points(0..<30), to: sandbox.journal)
+        let result = try sync(sandbox)
+        #expect(result.exitStatus == 65, "\(result)")
+        let lines = result.stderrLines.filter { $0.contains("did not store") }
+        #expect(lines == ["overland-sync: Traccar did not store 10 points acknowledged and sent twice again, "
+                          + "from 2024-03-01T00:00:20Z to 2024-03-01T00:00:29Z; no longer sent"], "\(result)")
+        #expect(store.received == 30 + 10 * 2, "each refused position sent twice again, no more")
+        let again = try sync(sandbox)
+        #expect(again.exitStatus == 0 && store.received == 50, "refused: not sent again while nothing changed: \(again)")
+    }
+
     @Test func withoutReadCredentialsTheRunIsRefusedWithOneLine() throws {
         let store = StandInStore()
         let server = try LocalServer(store.traccar(uniqueID: "van", credentials: Self.credentials))
