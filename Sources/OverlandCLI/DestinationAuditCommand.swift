@@ -1,6 +1,7 @@
 import ArgumentParser
 import OverlandJSON
 import OverlandJournal
+import OverlandMQTT
 import OverlandProtocol
 import OverlandSettings
 import OverlandSync
@@ -38,16 +39,27 @@ extension DestinationCommand {
                 guard let destination = destinations.first(where: { $0.name == name }) else {
                     throw DestinationCommand.unknown(name, among: destinations)
                 }
-                let configuration = Self.configuration(for: destination, settings: settings)
+                var configuration = Self.configuration(for: destination, settings: settings)
                 let reader: any ReadBackReader
+                var broker: MQTTDestination?
+                if case .mqttBroker = Receivers.carrier(of: destination.wireProtocol, url: destination.url) {
+                    let mqtt = DestinationSenders(settings: settings, trip: nil).mqtt(destination)
+                    configuration = BrokerReadBack.configuration(for: mqtt)
+                    broker = mqtt
+                }
                 do {
-                    reader = try ReadBackReaders.reader(for: configuration, verifyURL: destination.verifyURL, verifyToken: destination.verifyToken)
+                    if let broker {
+                        reader = try BrokerReadBack.reader(for: broker, destination: destination)
+                    } else {
+                        reader = try ReadBackReaders.reader(for: configuration, verifyURL: destination.verifyURL, verifyToken: destination.verifyToken)
+                    }
                 } catch {
                     throw CommandFailure("\(name): \(error)", status: .configuration)
                 }
                 let journal = try journalOptions.open()
+                let deviceID = configuration.deviceID
                 let days = try Self.days(configuration: configuration, since: start, destination: destination) { transport in
-                    ReadBackAudit(journal: journal, cursor: CursorName(name) ?? .default, deviceID: configuration.deviceID,
+                    ReadBackAudit(journal: journal, cursor: CursorName(name) ?? .default, deviceID: deviceID,
                                   reader: reader, transport: transport, wallClock: SyncClock.now)
                 }
                 Terminal.output(json ? Self.json(days) : Self.table(days))

@@ -23,6 +23,12 @@ struct DestinationSenders {
     /// A server's `set` from the default destination, with its token (to hide in messages).
     var onSet: (@Sendable (JSONValue, String?) -> Void)?
 
+    /// The senders with the trip object `trip` (nil: none).
+    init(settings: Settings, trip: [UInt8]?) {
+        self.settings = settings
+        self.trip = trip
+    }
+
     /// The senders for `journal`: the active trip, if any, is read from it.
     init(settings: Settings, journal: Journal) throws {
         self.settings = settings

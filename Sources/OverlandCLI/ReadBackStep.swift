@@ -1,5 +1,6 @@
 import OverlandJSON
 import OverlandJournal
+import OverlandMQTT
 import OverlandSettings
 import OverlandSync
 
@@ -17,19 +18,27 @@ enum ReadBackStep {
     }
 
     /// A destination's drain, done (`DestinationsRun.afterDrain`), with what reading back
-    /// found when `destination` verifies. Only HTTP destinations can (`verify` is refused for
-    /// the others when it is set).
+    /// found when `destination` verifies: an HTTP receiver read back and sent to again
+    /// through its own transport, an mqtt destination through what its broker feeds
+    /// (`BrokerReadBack`), its missing points published again (`MQTTResender`).
     static func run(after drained: DestinationsRun.Drained, destination: Destination) async -> SyncReport {
         let cursor = drained.destination.name
-        guard destination.verify, let http = drained.destination as? HTTPDestination else {
-            var report = drained.report
-            do { try StoredMarks.forget(drained.journal, cursor) } catch { report.warnings.append(error.description) }
-            return report
+        guard destination.verify else { return run(forgetting: drained.report, journal: drained.journal, cursor: cursor) }
+        let configuration: SyncConfiguration
+        var broker: MQTTDestinationSender?
+        if let http = drained.destination as? HTTPDestination {
+            configuration = http.configuration
+        } else if let mqtt = drained.destination as? MQTTDestinationSender {
+            configuration = BrokerReadBack.configuration(for: mqtt.destination)
+            broker = mqtt
+        } else {
+            return run(forgetting: drained.report, journal: drained.journal, cursor: cursor)
         }
         do {
-            return try await HTTPClientTransport.withTransport(configuration: http.configuration) { transport in
-                await run(after: drained.report, destination: destination, configuration: http.configuration,
-                          journal: drained.journal, cursor: cursor, runStart: drained.acknowledged.lowerBound, transport: transport)
+            return try await HTTPClientTransport.withTransport(configuration: configuration) { transport in
+                await run(after: drained.report, destination: destination, configuration: configuration,
+                          journal: drained.journal, cursor: cursor, runStart: drained.acknowledged.lowerBound, transport: transport,
+                          broker: broker)
             }
         } catch {
             var report = drained.report
@@ -40,23 +49,35 @@ enum ReadBackStep {
         }
     }
 
+    /// `report` once `cursor`'s stored mark is forgotten (verify is off: it no longer holds
+    /// retention back).
+    private static func run(forgetting report: SyncReport, journal: Journal, cursor: CursorName) -> SyncReport {
+        var report = report
+        do { try StoredMarks.forget(journal, cursor) } catch { report.warnings.append(error.description) }
+        return report
+    }
+
     /// `report` with what reading back found, when `destination` verifies; for one that
     /// does not, its stored mark is forgotten (it no longer holds retention back).
-    /// `runStart` is the destination's cursor before the drain.
+    /// `runStart` is the destination's cursor before the drain; `broker`, an mqtt
+    /// destination's sender (nil: an HTTP receiver, sent to again through `transport`).
     static func run(after report: SyncReport, destination: Destination, configuration: SyncConfiguration,
-                    journal: Journal, cursor: CursorName, runStart: UInt64, transport: any Transport) async -> SyncReport {
+                    journal: Journal, cursor: CursorName, runStart: UInt64, transport: any Transport,
+                    broker: MQTTDestinationSender? = nil) async -> SyncReport {
+        guard destination.verify else { return run(forgetting: report, journal: journal, cursor: cursor) }
         var report = report
-        guard destination.verify else {
-            do { try StoredMarks.forget(journal, cursor) } catch { report.warnings.append(error.description) }
-            return report
-        }
         do { try ReadBackPass.begin(journal, cursor, runStart: runStart) } catch { report.warnings.append(error.description) }
         guard follows(report.outcome) else { return report }
         do {
-            let reader = try ReadBackReaders.reader(for: configuration, verifyURL: destination.verifyURL,
-                                                    verifyToken: destination.verifyToken)
+            let reader: any ReadBackReader
+            if let broker {
+                reader = try BrokerReadBack.reader(for: broker.destination, destination: destination)
+            } else {
+                reader = try ReadBackReaders.reader(for: configuration, verifyURL: destination.verifyURL, verifyToken: destination.verifyToken)
+            }
             let pass = ReadBackPass(journal: journal, cursor: cursor, configuration: configuration, reader: reader,
-                                    transport: transport, wallClock: SyncClock.now)
+                                    transport: transport, resender: broker.map { MQTTResender(sender: $0, journal: journal) },
+                                    wallClock: SyncClock.now)
             report.readBack = await pass.run(runStart: runStart)
         } catch {
             var failed = ReadBackReport()

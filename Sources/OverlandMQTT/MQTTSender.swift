@@ -410,6 +410,32 @@ public final class MQTTSender: SyncDestination {
         }
     }
 
+    // MARK: - Read-back
+
+    /// Publishes journal lines again (`MQTTResender`: points the broker's subscriber did not
+    /// store), QoS 1 and not retained, each waiting for its PUBACK; with `endingWithNewest`
+    /// then the journal's newest point once more (retained with `pub_retain`): a subscriber
+    /// that shows where the device is (Home Assistant) ends at the newest position, not at
+    /// an old one sent again. Connects when needed and, unless it listens for commands,
+    /// disconnects after.
+    public func republish(_ lines: [ArraySlice<UInt8>], endingWithNewest: Bool = false) throws(MQTTError) {
+        let broker = try destination.validate()
+        defer { if !listensForCommands { close(gracefully: true) } }
+        do {
+            try connectIfNeeded(broker: broker)
+            for line in lines {
+                for message in messages.messages(forRecord: line) { try publishAndWait(message) }
+            }
+            if endingWithNewest, let newest = newestPoint() { try publishAndWait(messages.location(newest, retain: destination.pubRetain)) }
+        } catch let error as MQTTError {
+            close(gracefully: false)
+            throw error
+        } catch {
+            close(gracefully: false)
+            throw .tryLater("\(error)")
+        }
+    }
+
     // MARK: - latest
 
     /// The newest point by time among those waiting, retained; the rest count as skipped.

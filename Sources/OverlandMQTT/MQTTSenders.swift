@@ -49,6 +49,17 @@ public final class MQTTSenders: @unchecked Sendable {
         return report
     }
 
+    /// Publishes `lines` again for `sender`'s destination (read-back's resends; see
+    /// `MQTTSender.republish`), on the
+    /// connection a `--watch` run keeps open, else on one of their own.
+    func republish(_ sender: MQTTDestinationSender, journal: Journal, lines: [ArraySlice<UInt8>],
+                   endingWithNewest: Bool) throws(MQTTError) {
+        let key = journal.path + "\n" + sender.name.text
+        let open = locked { senders[key].flatMap { $0.destination == sender.destination ? $0 : nil } }
+            ?? MQTTSender(journal: journal, destination: sender.destination, cursor: MQTTCursor(name: sender.name), timing: sender.timing)
+        try open.republish(lines, endingWithNewest: endingWithNewest)
+    }
+
     /// Waits `duration`, answering commands on every open connection meanwhile: each
     /// outcome goes to `onCommand` (with its sender, for `rememberApplied`); a connection
     /// lost goes to `onLost` and is dropped (the next run reconnects). Without

@@ -44,14 +44,20 @@ public struct OwnTracksMessages: Sendable {
     /// The topic OwnTracks devices take commands on.
     public var commandTopic: String { topic.command }
 
+    /// The tracker's name in the discovery config: the device part (`van` of `alice/van`):
+    /// Home Assistant shows the device name before the entity name, so the whole id would
+    /// read "alice/van alice/van". An entity named as its device takes the device's name
+    /// alone, and its entity id is `device_tracker.` and the name slugified (read back).
+    public var trackerName: String {
+        identity.device ?? topic.value.split(separator: "/").last.map(String.init) ?? topic.value
+    }
+
     /// Home Assistant's discovery config for the device, retained: a `device_tracker`
     /// whose attributes and availability are read from the OwnTracks messages on the device
     /// topic (one publish per point serves OwnTracks and Home Assistant alike).
     public func discovery() -> Message {
-        // One tracker per device topic: `owntracks/alice/van` is `owntracks_alice_van`. Its
-        // name is the device part (`van` of `alice/van`): Home Assistant shows the device
-        // name before the entity name, so the whole id would read "alice/van alice/van".
-        let source = identity.device ?? topic.value.split(separator: "/").last.map(String.init) ?? topic.value
+        // One tracker per device topic: `owntracks/alice/van` is `owntracks_alice_van`.
+        let source = trackerName
         let objectID = HomeAssistantDiscovery.objectID(sanitising: topic.value)
         let config = HomeAssistantDiscovery.deviceTracker(
             objectID: objectID, name: source, jsonAttributesTopic: topic.value,

@@ -7,14 +7,17 @@ public enum ReadBackSupport {
     public static let readableProfiles = ["owntracks-recorder", "dawarich", "home-assistant", "compass"]
 
     /// Why a destination of `wireProtocol` (by name) with `profile` (by name) cannot be
-    /// read back, or nil when it can.
-    public static func problem(protocol wireProtocol: String, profile: String) -> String? {
+    /// read back, or nil when it can. An mqtt destination is read back through what its
+    /// broker feeds (the OwnTracks Recorder, or Home Assistant with discovery), whose
+    /// address the broker url cannot give: it needs `verifyURL`.
+    public static func problem(protocol wireProtocol: String, profile: String, verifyURL: String? = nil) -> String? {
         if profile == "wayfinder" {
             return "Wayfinder has no API that lists the points it holds, so verify cannot be on for it (see docs/receivers.md)"
         }
         if wireProtocol == "mqtt" {
-            return "verify reads back over http: an mqtt destination cannot be verified yet (verify the OwnTracks Recorder "
-                + "its broker feeds with an owntracks destination instead)"
+            guard verifyURL == nil else { return nil }
+            return "an mqtt destination is read back from what its broker feeds: set verify_url to the OwnTracks Recorder's "
+                + "address (or Home Assistant's, with discovery true) first"
         }
         if wireProtocol == "traccar" || readableProfiles.contains(profile) { return nil }
         return "verify needs to know which receiver reads back: set profile "

@@ -99,7 +99,7 @@ public struct Destination: Sendable, Equatable {
     /// Why `verify` cannot be on for this destination (`ReadBackSupport`), or nil.
     public var verifyProblem: String? {
         guard verify else { return nil }
-        return ReadBackSupport.problem(protocol: wireProtocol.rawValue, profile: profile.rawValue)
+        return ReadBackSupport.problem(protocol: wireProtocol.rawValue, profile: profile.rawValue, verifyURL: verifyURL)
     }
 
     /// Whether this is the destination the settings file holds.

@@ -134,7 +134,7 @@ public struct DestinationKey: Sendable, CustomStringConvertible {
         DestinationKey("verify", \.verify, .bool, settingsKey: "verify",
                        "whether each run reads back what the receiver stored and sends missing points again"),
         DestinationKey("verify_url", \.verifyURL, .optionalText(allowed: Validation.endpointAllowed, validate: Validation.endpoint),
-                       settingsKey: "verify_url", "where reading back asks; unset: derived from the url"),
+                       settingsKey: "verify_url", "where reading back asks; unset: derived from the url (mqtt: required, the recorder or home assistant)"),
         DestinationKey("verify_token", \.verifyToken, .optionalText(allowed: Validation.tokenAllowed, validate: Validation.token),
                        settingsKey: "verify_token", "the credentials for reading back when they differ from the token"),
     ]

@@ -70,8 +70,9 @@ public struct SettingKey: Sendable, Hashable, CustomStringConvertible {
         guard field.assign(&changed, field.parse(text)) else {
             throw .invalidValue(key: name, value: quoted(shown(text)), allowed: field.allowed, location: nil)
         }
-        if ["verify", "profile", "protocol", "integer_speed"].contains(name), changed.verify,
-           let problem = ReadBackSupport.problem(protocol: changed.wireProtocol.rawValue, profile: changed.effectiveReceiverProfile.rawValue) {
+        if ["verify", "verify_url", "profile", "protocol", "integer_speed"].contains(name), changed.verify,
+           let problem = ReadBackSupport.problem(protocol: changed.wireProtocol.rawValue, profile: changed.effectiveReceiverProfile.rawValue,
+                                                 verifyURL: changed.verifyURL) {
             throw .refusedValue(reason: problem)
         }
         settings = changed

@@ -60,7 +60,8 @@ final class StandInStore: @unchecked Sendable {
     /// Points received (kept or not).
     var received: Int { lock.withLock { receipts } }
 
-    private func receive(_ point: Held) {
+    /// Files `point` as received (kept or not, as `keep` says).
+    func receive(_ point: Held) {
         lock.withLock {
             receipts += 1
             if uniqueSeconds, held.contains(where: { $0.time == point.time }) { return }
@@ -195,6 +196,60 @@ final class StandInStore: @unchecked Sendable {
                     ["id": held.time, "timestamp": held.time, "latitude": String(held.latitude), "longitude": String(held.longitude)]
                 }
                 return Self.reply(200, Array(slice), headers: [("X-Current-Page", String(page)), ("X-Total-Pages", String(pages))])
+            default:
+                return LocalServer.text(404, "")
+            }
+        }
+    }
+
+    // MARK: Traccar
+
+    /// Traccar (traccar/traccar at 9e5c458a): its OsmAnd port takes the JSON Traccar Client
+    /// posts (`protocol/OsmAndProtocolDecoder.java`, JSON branch: `device_id`,
+    /// `location.timestamp`, `location.coords`), 404 for a device it does not know, 200 with
+    /// no body; its API takes a user's HTTP Basic credentials (`api/security/
+    /// SecurityRequestFilter.java`: 401 otherwise) and answers `GET /api/devices?uniqueId=`
+    /// with the devices (`api/resource/DeviceResource.java:87-103`) and `GET /api/positions?
+    /// deviceId&from&to` with the device's positions in the range, `fixTime` the fix's time
+    /// as Jackson writes a `Date` (`api/resource/PositionResource.java:73-96`,
+    /// `model/Position.java`). One server here serves both ports' paths.
+    func traccar(uniqueID: String, credentials: String) -> LocalServer.Script {
+        let deviceNumber = 7
+        return { [self] _, request in
+            let path = Self.path(request.uri)
+            if request.method == "POST", path == "/" {
+                guard let root = Self.json(request.body) as? [String: Any], let id = root["device_id"] as? String else {
+                    return LocalServer.text(400, "")
+                }
+                guard id == uniqueID else { return LocalServer.text(404, "") }
+                guard let location = root["location"] as? [String: Any], let stamp = location["timestamp"] as? String,
+                      let time = ISO8601UTC.parse(stamp), let coords = location["coords"] as? [String: Any],
+                      let lat = coords["latitude"] as? Double, let lon = coords["longitude"] as? Double
+                else { return LocalServer.text(400, "") }
+                receive(Held(time: time, latitude: lat, longitude: lon, device: id, speed: coords["speed"] as? Double ?? -1,
+                             recordedAt: Self.now))
+                return LocalServer.text(200, "")
+            }
+            guard request.method == "GET", path.hasPrefix("/api/") else { return LocalServer.text(404, "") }
+            noteRead(request.uri)
+            let expected = "Basic " + Data(credentials.utf8).base64EncodedString()
+            guard request.header("Authorization") == expected else { return LocalServer.text(401, "") }
+            let query = Self.query(request.uri)
+            switch path {
+            case "/api/devices":
+                let devices: [[String: Any]] = query["uniqueId"] == uniqueID
+                    ? [["id": deviceNumber, "name": uniqueID, "uniqueId": uniqueID, "status": "online"]] : []
+                return Self.reply(200, devices)
+            case "/api/positions":
+                guard query["deviceId"] == String(deviceNumber), let from = query["from"].flatMap(ISO8601UTC.parse),
+                      let to = query["to"].flatMap(ISO8601UTC.parse) else { return Self.reply(400, ["message": "bad range"]) }
+                let positions = points.filter { $0.device == uniqueID && $0.time >= from && $0.time <= to }.map { held -> [String: Any] in
+                    let stamp = ISO8601UTC.string(from: held.time).replacingOccurrences(of: "Z", with: ".000+00:00")
+                    return ["id": held.time, "deviceId": deviceNumber, "protocol": "osmand", "serverTime": stamp, "deviceTime": stamp,
+                            "fixTime": stamp, "valid": true, "latitude": held.latitude, "longitude": held.longitude,
+                            "altitude": 100, "speed": 3.9, "course": 10, "accuracy": 5, "attributes": [String: Any]()]
+                }
+                return Self.reply(200, positions)
             default:
                 return LocalServer.text(404, "")
             }

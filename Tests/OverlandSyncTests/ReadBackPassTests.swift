@@ -22,6 +22,9 @@ import Testing
 
         var stored: Int { lock.withLock { held.count } }
 
+        /// Holds `point` as if a broker had fed it.
+        func hold(_ point: StoredPoint) { lock.withLock { held.append(point) } }
+
         func send(_ request: SyncRequest, timeout: Duration) async throws -> HTTPReply {
             lock.withLock {
                 let query = Dictionary((URLComponents(string: request.url)?.queryItems ?? []).map { ($0.name, $0.value ?? "") },
@@ -44,12 +47,27 @@ import Testing
         }
     }
 
-    private func pass(_ fixture: JournalFixture, _ transport: RecorderTransport, chunk: Int = 500, resendLimit: Int = 5_000) throws -> ReadBackPass {
+    /// A broker's resends: kept here, to be fed to the Recorder when the test says
+    /// (a broker acknowledges before its subscriber has the message).
+    final class BrokerResender: ReadBackResender, @unchecked Sendable {
+        private let lock = NSLock()
+        private var published: [[UInt8]] = []
+        var readsBackAtOnce: Bool { false }
+        var lines: [[UInt8]] { lock.withLock { published } }
+
+        func resend(_ lines: [ArraySlice<UInt8>], timeout: Duration) async throws {
+            lock.withLock { published += lines.map(Array.init) }
+        }
+    }
+
+    private func pass(_ fixture: JournalFixture, _ transport: RecorderTransport, chunk: Int = 500, resendLimit: Int = 5_000,
+                      resender: (any ReadBackResender)? = nil) throws -> ReadBackPass {
         var configuration = SyncConfiguration(endpoint: "http://127.0.0.1:8083/pub", token: "bob:pw", deviceID: "van")
         configuration.wireProtocol = .owntracks
         configuration.profile = .owntracksRecorder
         let reader = try ReadBackReaders.reader(for: configuration, verifyURL: nil, verifyToken: nil)
-        var pass = ReadBackPass(journal: fixture.journal, cursor: .default, configuration: configuration, reader: reader, transport: transport)
+        var pass = ReadBackPass(journal: fixture.journal, cursor: .default, configuration: configuration, reader: reader,
+                                transport: transport, resender: resender)
         pass.chunkSize = chunk
         pass.resendLimit = resendLimit
         return pass
@@ -92,5 +110,61 @@ import Testing
         // Nothing left to compare: a second pass asks nothing.
         let again = try await pass(fixture, transport).run(runStart: 0)
         #expect(again.checked == 0 && transport.posts == 24)
+    }
+
+    // MARK: Through a broker
+
+    @Test func throughABrokerARunReadsBackOnlyWhatEarlierRunsPublished() async throws {
+        let fixture = try JournalFixture(points: 30)
+        try CursorWrites.advance(fixture.journal, .default, to: 30)
+        let transport = RecorderTransport { _ in false }
+        // This run's drain published all 30 (it began at 0): nothing is read back yet.
+        try ReadBackPass.begin(fixture.journal, .default, runStart: 0)
+        let own = try await pass(fixture, transport, resender: BrokerResender()).run(runStart: 0)
+        #expect(own.checked == 0 && transport.gets == 0 && own.unfinished == nil)
+        #expect(fixture.state.storedThrough == 0)
+    }
+
+    @Test func throughABrokerWhatIsSentAgainIsReadBackByTheNextRun() async throws {
+        let fixture = try JournalFixture(points: 30)
+        try CursorWrites.advance(fixture.journal, .default, to: 30)
+        let transport = RecorderTransport { _ in false }
+        try ReadBackPass.begin(fixture.journal, .default, runStart: 0)
+        // The Recorder holds the first 10 of what an earlier run published.
+        for index in 0..<10 {
+            let point = JournalFixture.point(index)
+            transport.hold(StoredPoint(time: point.timestamp, latitude: point.latitude, longitude: point.longitude))
+        }
+        let broker = BrokerResender()
+        let first = try await pass(fixture, transport, chunk: 10, resender: broker).run(runStart: 30)
+        #expect(first.checked == 30 && first.stored == 10 && first.resent == 20 && first.resentForNextRun == 20)
+        #expect(first.unfinished == "20 points the receiver did not hold sent again through the broker")
+        #expect(first.storedThrough == 10, "the mark stops before the first chunk sent again")
+        #expect(broker.lines.count == 20)
+        #expect(fixture.state.resends.count == 20 && fixture.state.resends.values.allSatisfy { $0 == 1 })
+        // The broker delivers; the next run finds them stored.
+        for line in broker.lines {
+            let point = try LocationFeature(jsonLine: line[...])
+            transport.hold(StoredPoint(time: point.timestamp, latitude: point.latitude, longitude: point.longitude))
+        }
+        let second = try await pass(fixture, transport, chunk: 10, resender: broker).run(runStart: 30)
+        #expect(second.unfinished == nil && second.resent == 0 && second.storedThrough == 30)
+        #expect(fixture.state.resends.isEmpty && fixture.state.refusedRecords == 0)
+    }
+
+    @Test func throughABrokerAPointStillMissingAfterTwoRunsOfResendsIsRefusedOnce() async throws {
+        let fixture = try JournalFixture(points: 20)
+        try CursorWrites.advance(fixture.journal, .default, to: 20)
+        let transport = RecorderTransport { _ in false }
+        try ReadBackPass.begin(fixture.journal, .default, runStart: 0)
+        let broker = BrokerResender()
+        for _ in 0..<2 {
+            let run = try await pass(fixture, transport, chunk: 10, resender: broker).run(runStart: 20)
+            #expect(run.refused == nil && run.resentForNextRun == 20 && run.storedThrough == 0)
+        }
+        let last = try await pass(fixture, transport, chunk: 10, resender: broker).run(runStart: 20)
+        #expect(last.refused?.count == 20 && last.resent == 0 && last.storedThrough == 20)
+        #expect(fixture.state.refusedRecords == 20, "the second chunk, compared behind a held one, counted once")
+        #expect(broker.lines.count == 40)
     }
 }

@@ -151,4 +151,33 @@ import Testing
         configuration.profile = .none
         #expect(throws: ReadBackError.self) { try ReadBackReaders.reader(for: configuration, verifyURL: nil, verifyToken: nil) }
     }
+
+    // MARK: mqtt destinations
+
+    @Test func brokerReadersFollowDiscoveryAndNeedVerifyURL() throws {
+        let recorder = try #require(try ReadBackReaders.reader(forBrokerTopic: "owntracks/alice/van", trackerName: nil,
+                                                               verifyURL: "http://rec.example:8083/", verifyToken: nil) as? RecorderReader)
+        #expect(recorder.url == "http://rec.example:8083/api/0/locations")
+        #expect(recorder.user == "alice" && recorder.device == "van", "the topic's second and third level, as the Recorder files it")
+        #expect(recorder.token == nil)
+        let deeper = try #require(try ReadBackReaders.reader(forBrokerTopic: "/fleet/bob/truck/extra", trackerName: nil,
+                                                             verifyURL: "http://r", verifyToken: "u:p") as? RecorderReader)
+        #expect(deeper.user == "bob" && deeper.device == "truck" && deeper.token == "u:p")
+        #expect(throws: ReadBackError.self) {
+            try ReadBackReaders.reader(forBrokerTopic: "vans/van", trackerName: nil, verifyURL: "http://r", verifyToken: nil)
+        }
+
+        let home = try #require(try ReadBackReaders.reader(forBrokerTopic: "owntracks/alice/van", trackerName: "Van 1",
+                                                           verifyURL: "http://ha:8123", verifyToken: "LLAT") as? HomeAssistantReader)
+        #expect(home.entityID == "device_tracker.van_1" && home.origin == "http://ha:8123")
+        #expect(throws: ReadBackError.self) {
+            try ReadBackReaders.reader(forBrokerTopic: "owntracks/alice/van", trackerName: "van", verifyURL: "http://ha:8123", verifyToken: nil)
+        }
+        let problem = try #require(ReadBackSupport.problem(protocol: "mqtt", profile: "none"))
+        #expect(problem.contains("set verify_url"))
+        #expect(ReadBackSupport.problem(protocol: "mqtt", profile: "none", verifyURL: "http://r") == nil)
+        #expect(throws: ReadBackError(problem)) {
+            try ReadBackReaders.reader(forBrokerTopic: "owntracks/alice/van", trackerName: nil, verifyURL: nil, verifyToken: nil)
+        }
+    }
 }

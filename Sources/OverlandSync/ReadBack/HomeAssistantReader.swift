@@ -13,8 +13,13 @@ public struct HomeAssistantReader: ReadBackReader {
     public var token: String?
 
     public init(origin: String, user: String, device: String, token: String?) {
+        self.init(origin: origin, entityID: "device_tracker." + Self.slug(user + "_" + device), token: token)
+    }
+
+    /// A reader of the tracker `entityID` (`device_tracker.NAME`).
+    public init(origin: String, entityID: String, token: String?) {
         self.origin = origin
-        self.entityID = "device_tracker." + Self.slug(user + "_" + device)
+        self.entityID = entityID
         self.token = token
     }
 

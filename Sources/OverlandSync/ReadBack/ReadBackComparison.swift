@@ -19,11 +19,23 @@ extension ReadBackPass {
 
         private var deviceID: String { pass.configuration.deviceID }
 
+        /// How a chunk's comparison ended.
+        enum Outcome {
+            /// Every point is stored or refused: the mark may pass the chunk.
+            case settled
+            /// What was missing was sent again through a broker, to be read back by the
+            /// next run (`ReadBackResender.readsBackAtOnce`): the mark stays before the
+            /// chunk, and the following chunks are compared.
+            case resentForNextRun
+            /// The resend budget ran out: the pass stops, the mark before the chunk.
+            case stopped
+        }
+
         /// Compares `chunk` with the receiver's store, resending what is missing until each
-        /// point is stored or refused. False when the chunk cannot be settled in this run
-        /// (the resend budget ran out): the mark stays before it.
+        /// point is stored or refused (`Outcome`). Without `countingRefusals` (the chunk stays
+        /// to be compared again), what is refused is neither counted nor recorded.
         mutating func compare(_ chunk: [Sent], state: inout SyncState, report: inout ReadBackReport,
-                              refusal: inout RefusalTally) async throws -> Bool {
+                              refusal: inout RefusalTally, countingRefusals: Bool = true) async throws -> Outcome {
             report.checked += chunk.count
             // What this chunk finds counts once it is settled: a chunk cut short is
             // compared again by the next run, and must not be counted twice.
@@ -50,17 +62,18 @@ extension ReadBackPass {
                 }
                 let again = missing.filter { state.resends[$0.sequence, default: 0] < limit }
                 if again.isEmpty {
+                    guard countingRefusals else { return .settled }
                     refusal.merge(found)
                     state.refusedRecords += refused
                     if refused > 0 {
                         state.refusedFrom = min(state.refusedFrom ?? .max, firstRefused)
                         state.refusedAgainst = pass.sendingFingerprint
                     }
-                    return true
+                    return .settled
                 }
                 guard again.count <= resendBudget else {
                     report.unfinished = "\(Plural.count(again.count, "point")) to send again after the \(pass.resendLimit) of this run: the next run continues"
-                    return false
+                    return .stopped
                 }
                 // Written before the resend: a kill between the resend and its read-back
                 // counts it, and the next run reads the range again.
@@ -71,6 +84,10 @@ extension ReadBackPass {
                 FaultPoint.reach("readback.after-resend")
                 resendBudget -= again.count
                 report.resent += again.count
+                if !pass.resender.readsBackAtOnce {
+                    report.resentForNextRun += again.count
+                    return .resentForNextRun
+                }
                 pending = again
             }
         }
@@ -87,26 +104,10 @@ extension ReadBackPass {
             return HeldPoints(held, keepsFixTime: session.reader.keepsFixTime)
         }
 
-        /// Sends `points` again, in the receiver's own requests; an attempt not
-        /// acknowledged is an error (the points stay unsettled for the next run).
+        /// Sends `points` again, as the destination sends (`ReadBackResender`); an attempt
+        /// not acknowledged is an error (the points stay unsettled for the next run).
         private func resend(_ points: [Sent]) async throws {
-            guard let receiver = pass.configuration.makeReceiver() else { throw ReadBackError("no receiver for resending") }
-            let size: Int
-            switch receiver.batchRule {
-            case .batches(let batch): size = batch
-            case .onePerRequest, .newestOnly: size = 1
-            }
-            var start = 0
-            while start < points.count {
-                var encoder = receiver.makeEncoder()
-                for sent in points[start..<min(start + size, points.count)] { _ = encoder.append(sent.line) }
-                start += size
-                let http = try await pass.transport.send(encoder.finish(current: nil, newest: nil), timeout: session.timeout)
-                let reply = Reply(status: http.status, body: http.body, acknowledgement: receiver.acknowledgement)
-                guard reply.outcome == .delivered else {
-                    throw ReadBackError("sending missing points again was not acknowledged (HTTP \(http.status))")
-                }
-            }
+            try await pass.resender.resend(points.map(\.line), timeout: session.timeout)
         }
     }
 }

@@ -25,6 +25,8 @@ public struct ReadBackPass: Sendable {
     public let configuration: SyncConfiguration
     public let reader: any ReadBackReader
     let transport: any Transport
+    /// How missing points are sent again.
+    let resender: any ReadBackResender
     let wallClock: @Sendable () -> Int64
     /// Points compared at once.
     public var chunkSize = 500
@@ -35,13 +37,17 @@ public struct ReadBackPass: Sendable {
     /// A point is sent again at most this often before it counts as refused.
     public static let resendsBeforeRefusal = 2
 
+    /// A pass reading through `transport`; missing points are sent again by `resender`
+    /// (nil: through `transport`, as `configuration`'s HTTP receiver takes them).
     public init(journal: Journal, cursor: CursorName, configuration: SyncConfiguration, reader: any ReadBackReader,
-                transport: any Transport, wallClock: @escaping @Sendable () -> Int64 = { Journal.currentTime() }) {
+                transport: any Transport, resender: (any ReadBackResender)? = nil,
+                wallClock: @escaping @Sendable () -> Int64 = { Journal.currentTime() }) {
         self.journal = journal
         self.cursorName = cursor
         self.configuration = configuration
         self.reader = reader
         self.transport = transport
+        self.resender = resender ?? HTTPResender(configuration: configuration, transport: transport)
         self.wallClock = wallClock
     }
 
@@ -78,29 +84,22 @@ public struct ReadBackPass: Sendable {
         let end: UInt64
         do {
             state = try SyncState.load(journal: journal, destination: cursorName.text)
-            end = try journal.cursor(for: cursorName)
+            let cursor = try journal.cursor(for: cursorName)
+            // Through a broker, what this run published may not have reached its
+            // subscriber yet: the next run reads it back.
+            end = resender.readsBackAtOnce ? cursor : min(cursor, runStart)
         } catch {
             report.unfinished = error.description
             return report
         }
         var mark = startingMark(&state, runStart: runStart, end: end, report: &report)
         var refusal = RefusalTally()
-        var comparison = Comparison(pass: self)
         do {
-            let records = try journal.records(from: mark)
-            while mark < end {
-                let (chunk, chunkEnd) = try Self.nextChunk(records, end: end, size: chunkSize)
-                if !chunk.isEmpty {
-                    guard try await comparison.compare(chunk, state: &state, report: &report, refusal: &refusal) else { break }
-                }
-                mark = chunkEnd
-                state.storedThrough = mark
-                for sent in chunk { state.resends[sent.sequence] = nil }
-                try state.save(in: journal, as: stateFileName)
-            }
+            try await compareChunks(from: &mark, to: end, state: &state, report: &report, refusal: &refusal)
         } catch {
             report.unfinished = (error as? ReadBackError)?.description ?? "\(error)"
         }
+        await finishResends(&report)
         report.storedThrough = mark
         report.refused = refusal.refusal
         if let refused = report.refused {
@@ -108,6 +107,45 @@ public struct ReadBackPass: Sendable {
             try? state.save(in: journal, as: stateFileName)
         }
         return report
+    }
+
+    /// Compares the points from `mark` to `end` a chunk at a time, moving `mark` (durably)
+    /// past each chunk settled, until one is cut short. Once a chunk waits for the next
+    /// run's read-back (sent again through a broker), the mark stays before it and the
+    /// chunks behind it are still compared (their refusals count when the mark reaches them).
+    private func compareChunks(from mark: inout UInt64, to end: UInt64, state: inout SyncState, report: inout ReadBackReport,
+                               refusal: inout RefusalTally) async throws {
+        var comparison = Comparison(pass: self)
+        var held = false
+        let records = try journal.records(from: mark)
+        var position = mark
+        while position < end {
+            let (chunk, chunkEnd) = try Self.nextChunk(records, end: end, size: chunkSize)
+            position = chunkEnd
+            let outcome: Comparison.Outcome = chunk.isEmpty ? .settled
+                : try await comparison.compare(chunk, state: &state, report: &report, refusal: &refusal, countingRefusals: !held)
+            if outcome == .stopped { return }
+            if outcome == .resentForNextRun { held = true }
+            if held { continue }
+            mark = chunkEnd
+            state.storedThrough = mark
+            for sent in chunk { state.resends[sent.sequence] = nil }
+            try state.save(in: journal, as: stateFileName)
+        }
+    }
+
+    /// After a pass that sent points again: the resender's last step, and what the run says
+    /// of resends read back only by the next run.
+    private func finishResends(_ report: inout ReadBackReport) async {
+        guard report.resent > 0 else { return }
+        do {
+            try await resender.finish(timeout: .milliseconds(Int64(configuration.requestTimeout * 1000)))
+        } catch {
+            report.unfinished = report.unfinished ?? (error as? ReadBackError)?.description ?? "\(error)"
+        }
+        if report.unfinished == nil, report.resentForNextRun > 0 {
+            report.unfinished = "\(Plural.count(report.resentForNextRun, "point")) the receiver did not hold sent again through the broker"
+        }
     }
 
     /// This destination's state file.

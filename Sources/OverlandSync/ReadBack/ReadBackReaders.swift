@@ -12,9 +12,7 @@ public enum ReadBackReaders {
         if let problem = ReadBackSupport.problem(protocol: configuration.wireProtocol.rawValue, profile: configuration.profile.name) {
             throw ReadBackError(problem)
         }
-        guard configuration.loggingMode == .all else {
-            throw ReadBackError("verify compares every point sent: it needs logging_mode all, not \(configuration.loggingMode.rawValue)")
-        }
+        if let problem = loggingModeProblem(configuration.loggingMode.rawValue) { throw problem }
         let base = verifyURL.map { String($0.reversed().drop { $0 == "/" }.reversed()) } ?? ReadBackHTTP.origin(of: configuration.endpoint)
         let readToken = verifyToken.flatMap { $0.isEmpty ? nil : $0 }
         if configuration.wireProtocol == .traccar {
@@ -45,6 +43,44 @@ public enum ReadBackReaders {
             }
             return CompassReader(origin: base, readToken: readToken)
         }
+    }
+
+    /// Why a destination sending in logging mode `mode` (by name) cannot be read back, or nil.
+    public static func loggingModeProblem(_ mode: String) -> ReadBackError? {
+        mode == "all" ? nil : ReadBackError("verify compares every point sent: it needs logging_mode all, not \(mode)")
+    }
+
+    /// The reader for an mqtt destination publishing on `topic`: what its broker feeds, at
+    /// `verifyURL` (required: a broker url says nothing of it). With discovery
+    /// (`trackerName`: the tracker's name in the discovery config) Home Assistant's
+    /// history of `device_tracker.NAME`, read with `verifyToken`; without, the OwnTracks
+    /// Recorder's API for the user and device of the topic, as the Recorder files them.
+    public static func reader(forBrokerTopic topic: String, trackerName: String?, verifyURL: String?,
+                              verifyToken: String?) throws(ReadBackError) -> any ReadBackReader {
+        guard let verifyURL else {
+            throw ReadBackError(ReadBackSupport.problem(protocol: "mqtt", profile: "none") ?? "set verify_url")
+        }
+        let base = String(verifyURL.reversed().drop { $0 == "/" }.reversed())
+        let readToken = verifyToken.flatMap { $0.isEmpty ? nil : $0 }
+        if let trackerName {
+            guard let readToken else {
+                throw ReadBackError("Home Assistant is read with a long-lived access token: set verify_token (--token-stdin)")
+            }
+            return HomeAssistantReader(origin: base, entityID: "device_tracker." + HomeAssistantReader.slug(trackerName), token: readToken)
+        }
+        guard let filed = recorderUserAndDevice(topic: topic) else {
+            throw ReadBackError("the OwnTracks Recorder files a message under its topic's second and third level "
+                                + "(owntracks/USER/DEVICE): the topic '\(topic)' has fewer than three")
+        }
+        return RecorderReader(url: base + RecorderReader.path, user: filed.user, device: filed.device, token: readToken)
+    }
+
+    /// The user and device the OwnTracks Recorder files a message on `topic` under: its
+    /// second and third level, after a leading `/` (recorder.c, `on_message`).
+    static func recorderUserAndDevice(topic: String) -> (user: String, device: String)? {
+        let levels = topic.split(separator: "/", omittingEmptySubsequences: false).drop { $0.isEmpty }.map(String.init)
+        guard levels.count >= 3 else { return nil }
+        return (levels[1], levels[2])
     }
 
     /// The user and device the OwnTracks receiver files points under: as the OwnTracks

@@ -8,6 +8,8 @@ public struct ReadBackReport: Sendable, Equatable {
     public var stored = 0
     /// Points sent again because they were read back missing.
     public var resent = 0
+    /// Of `resent`, those sent through a broker: read back by the next run.
+    public var resentForNextRun = 0
     /// The points refused in this pass: still missing after two resends.
     public var refused: Refusal?
     /// Why the pass could not finish (the receiver could not be read, a resend was not

@@ -1,0 +1,178 @@
+import TestSupport
+import Foundation
+import OverlandJournal
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Read-back for mqtt destinations (issue 24: "mosquitto killed mid-drain: 833 points
+/// PUBACKed, 769 of them never reached the Recorder"): Debian's mosquitto on an ephemeral
+/// port, the OwnTracks Recorder subscribed to it (`BrokerFedRecorder`), `overland-sync`
+/// publishing with `verify true` and `verify_url` the Recorder's API.
+@Suite(.serialized) struct ReadBackMQTTTests {
+    private func points(_ range: Range<Int>) -> [ReadBackJournal.Point] {
+        range.map { ReadBackJournal.Point(index: $0) }
+    }
+
+    private func times(_ range: Range<Int>) -> Set<Int64> { Set(range.map { ReadBackJournal.t0 + Int64($0) }) }
+
+    private func sync(_ sandbox: LogSandbox) throws -> ToolResult {
+        var sync = ToolRunner(product: "overland-sync")
+        sync.environment = sandbox.logger.environment
+        return try sync.run(["--journal", sandbox.journal, "--now", "--verbose"])
+    }
+
+    private func state(_ sandbox: LogSandbox, _ name: String) throws -> [String: Any] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: sandbox.journal + "/state/sync-\(name).json"))
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    /// `overland destination add home mqtt://... --protocol mqtt`, then `settings`, each
+    /// `overland destination set home KEY VALUE`.
+    private func destination(_ sandbox: LogSandbox, broker: MosquittoBroker, _ settings: [[String]]) throws {
+        let add = try sandbox.overland.run(["destination", "add", "home", "mqtt://127.0.0.1:\(broker.port)", "--protocol", "mqtt",
+                                            "--from-start", "--journal", sandbox.journal])
+        try #require(add.succeeded, "\(add)")
+        for setting in settings {
+            let set = try sandbox.overland.run(["destination", "set", "home"] + setting)
+            try #require(set.succeeded, "\(setting): \(set)")
+        }
+    }
+
+    /// The home destination's cursor: what the broker acknowledged.
+    private func acknowledged(_ sandbox: LogSandbox) throws -> UInt64 {
+        try Journal(path: sandbox.journal).cursor(for: try #require(CursorName("home")))
+    }
+
+    @Test func whatTheBrokerLostMidDrainAfterItsPubacksIsFoundAndSentAgain() throws {
+        let sandbox = try LogSandbox()
+        let store = StandInStore()
+        let api = try LocalServer(store.recorder)
+        defer { api.stop() }
+        let broker = try MosquittoBroker(directory: sandbox.directory.path)
+        let recorder = try BrokerFedRecorder(broker: broker, store: store)
+        try ReadBackJournal.append(points(0..<200), to: sandbox.journal)
+        try destination(sandbox, broker: broker, [["device_id", "bob/van"], ["verify_url", api.baseURL], ["verify", "true"]])
+
+        // Run 1 publishes 200; the Recorder files them all.
+        let first = try sync(sandbox)
+        #expect(first.exitStatus == 0, "\(first)")
+        #expect(recorder.file(until: 200) == 200)
+
+        // The Recorder goes away; the broker queues for its session (in memory: persistence
+        // off). Run 2 publishes 4,000 more; once a thousand are PUBACKed it is paused, the
+        // broker killed (kill -9 by pid), and it goes on to find the connection gone.
+        recorder.disconnect()
+        let total = 4_200
+        try ReadBackJournal.append(points(200..<total), to: sandbox.journal)
+        var runner = ToolRunner(product: "overland-sync")
+        runner.environment = sandbox.logger.environment
+        let run = try runner.start(["--journal", sandbox.journal, "--now", "--verbose"])
+        let deadline = ContinuousClock.now + ToolRunner.hangGuard
+        while (try? acknowledged(sandbox)) ?? 0 < 1_000, ContinuousClock.now < deadline { usleep(1_000) }
+        run.kill(SIGSTOP)
+        broker.kill()
+        run.kill(SIGCONT)
+        let second = run.wait()
+        let acked = Int(try acknowledged(sandbox))
+        try #require(acked >= 1_000 && acked < total, "the drain ended before the kill: make the journal longer (\(acked))")
+        #expect(second.exitStatus == 75, "\(second)")
+
+        // The broker comes back without what it acknowledged; so does the Recorder (a new
+        // session): it holds run 1's 200 only.
+        try broker.start()
+        try recorder.connect()
+        #expect(store.points.count == 200)
+
+        // Run 3 publishes the rest of the drain, reads back what run 2 had acknowledged,
+        // finds it missing and publishes it again; the broker acknowledges before the
+        // Recorder has it, so the next run reads it back: 75.
+        let third = try sync(sandbox)
+        #expect(third.exitStatus == 75, "\(third)")
+        let lost = acked - 200
+        let line = third.stderrLines.filter { $0.contains("sent again through the broker") }
+        #expect(line == ["overland-sync: home: reading back: \(lost) points the receiver did not hold sent again through the broker; "
+                         + "the rest is compared at the next run"], "\(third)")
+        // Run 2 failed, so nothing was read back since run 1 began: the mark is at 0, and
+        // stays there while the chunk with the first lost point waits.
+        #expect(try state(sandbox, "home")["stored_through"] as? Int == 0)
+        // The rest of the drain, the lost ones, then the newest point once more (the
+        // position a tracker shows).
+        #expect(recorder.file(until: total + 1) == total + 1)
+        let heldTimes = store.points.map(\.time)
+        let missingTimes = times(0..<total).subtracting(heldTimes).sorted().map { $0 - ReadBackJournal.t0 }
+        var seenTimes = Set<Int64>()
+        let twice = heldTimes.filter { !seenTimes.insert($0).inserted }.map { $0 - ReadBackJournal.t0 }
+        #expect(missingTimes.isEmpty, "acked \(acked); missing \(missingTimes.prefix(20)); twice \(twice.prefix(20))")
+
+        // Run 4 finds every point stored: the mark passes them, the resend counts go.
+        let fourth = try sync(sandbox)
+        #expect(fourth.exitStatus == 0, "\(fourth)")
+        #expect(fourth.stderrText.contains("read back \(total) points: \(total) stored, 0 sent again"), "\(fourth)")
+        let saved = try state(sandbox, "home")
+        #expect(saved["stored_through"] as? Int == total)
+        #expect(saved["resends"] == nil)
+        #expect(store.received == total + 1, "each lost point published once more, no more: \(store.received)")
+
+        // The audit reads the Recorder through the broker's destination too: nothing
+        // missing; the newest point, held twice, is the one extra.
+        let audit = try sandbox.overland.run(["destination", "audit", "home", "--journal", sandbox.journal])
+        #expect(audit.exitStatus == 0, "\(audit)")
+        #expect(audit.stdoutLines.dropFirst().first?.split(separator: " ") == ["2024-03-01", "\(total)", "\(total)", "0", "0", "1"], "\(audit)")
+        let status = try sandbox.overland.run(["status", "--journal", sandbox.journal])
+        #expect(status.stdoutText.contains("acknowledged through record \(total), stored through record \(total), 0 refused"), "\(status)")
+    }
+
+    /// Home Assistant subscribes to the tracker's topic only once it has processed the
+    /// discovery config: of the first run's points it gets only the retained newest. The
+    /// next run reads its history, sends the rest again, and ends with the newest once more.
+    @Test func homeAssistantMissesTheFirstBatchAndReadBackCompletesIt() throws {
+        let sandbox = try LogSandbox()
+        let store = StandInStore()
+        let api = try LocalServer(store.homeAssistant(token: "ha-long-lived-token"))
+        defer { api.stop() }
+        let broker = try MosquittoBroker(directory: sandbox.directory.path)
+        let homeAssistant = try BrokerFedHomeAssistant(broker: broker, store: store)
+        try ReadBackJournal.append(points(0..<30), to: sandbox.journal)
+        try destination(sandbox, broker: broker, [["device_id", "bob/van"], ["discovery", "true"], ["verify_url", api.baseURL]])
+        let token = try sandbox.overland.run(["destination", "set", "home", "verify_token", "--token-stdin"], stdinText: "ha-long-lived-token\n")
+        try #require(token.succeeded, "\(token)")
+        try #require(try sandbox.overland.run(["destination", "set", "home", "verify", "true"]).succeeded)
+
+        let first = try sync(sandbox)
+        #expect(first.exitStatus == 0, "\(first)")
+        try homeAssistant.processConfig()
+        #expect(homeAssistant.entityID == "device_tracker.van")
+        #expect(homeAssistant.record(until: 1) == 1)
+        #expect(store.points.first?.time == ReadBackJournal.t0 + 29, "only the retained newest reached it")
+
+        let second = try sync(sandbox)
+        #expect(second.exitStatus == 75, "\(second)")
+        #expect(second.stderrText.contains("reading back: 29 points the receiver did not hold sent again through the broker"), "\(second)")
+        #expect(homeAssistant.record(until: 31) == 31)
+        #expect(Set(store.points.map(\.time)) == times(0..<30))
+        #expect(store.points.last?.time == ReadBackJournal.t0 + 29, "the tracker ends at the newest point")
+
+        let third = try sync(sandbox)
+        #expect(third.exitStatus == 0, "\(third)")
+        #expect(third.stderrText.contains("read back 30 points: 30 stored, 0 sent again"), "\(third)")
+        #expect(try state(sandbox, "home")["stored_through"] as? Int == 30)
+        #expect(!(first.stderrText + second.stderrText + third.stderrText).contains("ha-long-lived-token"))
+    }
+
+    @Test func verifyWithoutVerifyURLIsRefusedWithOneLine() throws {
+        let sandbox = try LogSandbox()
+        let broker = try MosquittoBroker(directory: sandbox.directory.path)
+        try ReadBackJournal.append(points(0..<1), to: sandbox.journal)
+        try destination(sandbox, broker: broker, [])
+        let refused = try sandbox.overland.run(["destination", "set", "home", "verify", "true"])
+        #expect(refused.exitStatus == 64, "a refused value, as every refused setting: \(refused)")
+        #expect(refused.stderrLines.count == 1, "\(refused)")
+        #expect(refused.stderrText.contains("set verify_url to the OwnTracks Recorder's address"), "\(refused)")
+        // With verify_url first, verify is taken.
+        #expect(try sandbox.overland.run(["destination", "set", "home", "verify_url", "http://127.0.0.1:1"]).succeeded)
+        #expect(try sandbox.overland.run(["destination", "set", "home", "verify", "true"]).succeeded)
+    }
+}
