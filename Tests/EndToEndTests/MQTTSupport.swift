@@ -60,11 +60,8 @@ final class MosquittoBroker: @unchecked Sendable {
     func start() throws {
         let child = try ToolRunner(executable: Self.executable).start(["-c", configPath])
         process = child
-        let deadline = ContinuousClock.now + ToolRunner.hangGuard
-        while ContinuousClock.now < deadline {
-            if Self.accepts(port: port) { return }
-            usleep(20_000)
-        }
+        // The listener is the event; a broker that ended (port taken, bad config) ends the wait.
+        if waitUntil({ LoopbackPort.accepts(port) || !child.isRunning }), LoopbackPort.accepts(port) { return }
         child.kill()
         throw ToolRunnerError(description: "mosquitto did not listen on 127.0.0.1:\(port): \(child.wait())")
     }
@@ -88,19 +85,6 @@ final class MosquittoBroker: @unchecked Sendable {
 
     deinit { stop() }
 
-    static func accepts(port: Int) -> Bool {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-    }
-
     /// `mosquitto_pub` to this broker; `arguments` after the connection options.
     @discardableResult
     func publish(_ arguments: [String], user: (String, String)? = nil) throws -> ToolResult {
@@ -109,66 +93,87 @@ final class MosquittoBroker: @unchecked Sendable {
         return try ToolRunner(executable: "/usr/bin/mosquitto_pub").run(connection + arguments)
     }
 
-    /// `mosquitto_sub -C count -W seconds`, to the end: e.g. a retained message.
-    func subscribeOnce(_ topic: String, count: Int = 1, seconds: Int = 5, format: String = "%r %t %p",
-                       user: (String, String)? = nil) throws -> ToolResult {
+    /// The message retained on `topic` as `mosquitto_sub -F format` prints it, or nil
+    /// when none is. No timer decides: a marker retained on `overland-test/marker` is
+    /// subscribed to after `topic`, and the broker hands over retained messages in the
+    /// order of the subscription's topics, so the marker coming first means none.
+    func retained(_ topic: String, format: String = "%r %t %p", user: (String, String)? = nil) throws -> String? {
         var connection = ["-h", "127.0.0.1", "-p", "\(port)"]
         if let user { connection += ["-u", user.0, "-P", user.1] }
-        return try ToolRunner(executable: "/usr/bin/mosquitto_sub")
-            .run(connection + ["-q", "1", "-t", topic, "-C", "\(count)", "-W", "\(seconds)", "-F", format], timeout: .seconds(seconds + 10))
+        let marker = "overland-test/marker"
+        let set = try publish(["-q", "1", "-r", "-t", marker, "-m", "marker"], user: user)
+        guard set.succeeded else { throw ToolRunnerError(description: "mosquitto_pub \(marker): \(set)") }
+        let result = try ToolRunner(executable: "/usr/bin/mosquitto_sub")
+            .run(connection + ["-q", "1", "-t", topic, "-t", marker, "-C", "1", "-F", "%t\t" + format])
+        guard result.succeeded, let line = result.stdoutLines.first, let tab = line.firstIndex(of: "\t") else {
+            throw ToolRunnerError(description: "mosquitto_sub \(topic): \(result)")
+        }
+        return line[..<tab] == marker ? nil : String(line[line.index(after: tab)...])
     }
 }
 
-/// A live `mosquitto_sub -v` on `ROOT/#`, known to be subscribed (a probe message it has
-/// printed), whose lines are the messages in arrival order. It reconnects (libmosquitto's
-/// loop) when the broker comes back.
+/// A live `mosquitto_sub -v` on `ROOT/#` (or on `topics`), known to be subscribed (a
+/// marker it has printed), whose lines are the messages in arrival order. It reconnects
+/// (libmosquitto's loop) when the broker comes back.
 final class LiveSubscriber: @unchecked Sendable {
     let broker: MosquittoBroker
     let root: String
     let process: RunningTool
     let user: (String, String)?
     private(set) var lines: [String] = []
+    private var markers = 0
 
-    init(broker: MosquittoBroker, root: String, user: (String, String)? = nil) throws {
+    /// `topics`: what to subscribe to instead of `ROOT/#` (e.g. not `TOPIC/cmd`).
+    init(broker: MosquittoBroker, root: String, user: (String, String)? = nil, topics: [String]? = nil) throws {
         self.broker = broker
         self.root = root
         self.user = user
-        var arguments = ["-h", "127.0.0.1", "-p", "\(broker.port)", "-q", "1", "-v", "-t", root + "/#"]
+        var arguments = ["-h", "127.0.0.1", "-p", "\(broker.port)", "-q", "1", "-v"]
+        for topic in topics.map({ $0 + [root + "/probe"] }) ?? [root + "/#"] { arguments += ["-t", topic] }
         if let user { arguments += ["-u", user.0, "-P", user.1] }
         process = try ToolRunner(executable: "/usr/bin/mosquitto_sub").start(arguments)
-        try waitUntilSubscribed()
+        try catchUp()
     }
 
-    /// Publishes probes on `ROOT/probe` until one arrives (the subscription is in place).
-    func waitUntilSubscribed() throws {
-        let deadline = ContinuousClock.now + ToolRunner.hangGuard
-        var attempt = 0
-        while ContinuousClock.now < deadline {
-            attempt += 1
-            try broker.publish(["-q", "1", "-t", root + "/probe", "-m", "probe-\(attempt)"], user: user)
-            let end = ContinuousClock.now + .milliseconds(300)
-            while ContinuousClock.now < end {
-                let (line, _) = process.readLine(timeout: .milliseconds(100))
-                guard let line else { continue }
-                if line.hasPrefix(root + "/probe ") { return }
-                lines.append(line)
-            }
+    /// Publishes a marker, retained, on `ROOT/probe` and reads until it arrives. Then the
+    /// subscription is in place (a retained message also reaches a subscription made
+    /// after it), and every message the broker passed on before the marker has been read.
+    func catchUp() throws {
+        markers += 1
+        let marker = "marker-\(getpid())-\(markers)"
+        try broker.publish(["-q", "1", "-r", "-t", root + "/probe", "-m", marker], user: user)
+        while true {
+            let (line, _) = process.readLine()
+            guard let line else { throw ToolRunnerError(description: "mosquitto_sub never saw its marker: \(process.stderrSoFar)") }
+            if line == root + "/probe " + marker { return }
+            if !line.hasPrefix(root + "/probe ") { lines.append(line) }
         }
-        throw ToolRunnerError(description: "mosquitto_sub never saw its probe: \(process.stderrSoFar)")
     }
 
-    /// Reads lines until `count` messages on `topic` arrived or `timeout` passes.
+    /// Reads messages until `count` arrived on `topic` (or the subscriber ended, or the
+    /// hang guard passed).
     @discardableResult
-    func collect(on topic: String, count: Int, timeout: Duration = ToolRunner.hangGuard) -> [String] {
-        let deadline = ContinuousClock.now + timeout
+    func collect(on topic: String, count: Int) -> [String] {
         var found = payloads(on: topic).count
-        while found < count, ContinuousClock.now < deadline {
-            let (line, _) = process.readLine(timeout: .milliseconds(200))
-            guard let line, !line.hasPrefix(root + "/probe ") else { continue }
-            lines.append(line)
+        while found < count, let line = nextMessage() {
             if line.hasPrefix(topic + " ") { found += 1 }
         }
         return payloads(on: topic)
+    }
+
+    /// Reads messages until `done` holds (or the subscriber ended, or the hang guard passed).
+    func collect(until done: () -> Bool) {
+        while !done(), nextMessage() != nil {}
+    }
+
+    /// The next message (`TOPIC PAYLOAD`), kept in `lines`; markers are skipped.
+    private func nextMessage() -> String? {
+        while let line = process.readLine().line {
+            if line.hasPrefix(root + "/probe ") { continue }
+            lines.append(line)
+            return line
+        }
+        return nil
     }
 
     /// The payloads received on `topic`, in order.
@@ -182,6 +187,44 @@ final class LiveSubscriber: @unchecked Sendable {
     }
 
     deinit { stop() }
+}
+
+extension RunningTool {
+    /// True once every thread of the process is stopped (SIGSTOP taken: `T` in
+    /// `/proc/PID/task/TID/stat`), so none is still inside a write.
+    var isStopped: Bool {
+        guard let threads = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task"), !threads.isEmpty else { return false }
+        return threads.allSatisfy { thread in
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return false }
+            return stat[stat.index(close, offsetBy: 2)] == "T"
+        }
+    }
+
+    /// The bytes this process wrote to its IPv4 TCP connections that the other end has
+    /// not read yet (`/proc/net/tcp`: its sockets' unacknowledged `tx_queue` plus the
+    /// peers' unread `rx_queue`); nil when the tables cannot be read.
+    func unreadTCPBytes() -> Int? {
+        guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8),
+              let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd") else { return nil }
+        let inodes = Set(descriptors.compactMap { descriptor -> String? in
+            guard let link = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(descriptor)"),
+                  link.hasPrefix("socket:[") else { return nil }
+            return String(link.dropFirst("socket:[".count).dropLast())
+        })
+        // sl local rem st tx_queue:rx_queue tr:when retrnsmt uid timeout inode ...
+        let rows = table.split(separator: "\n").dropFirst().map { $0.split(separator: " ") }.filter { $0.count > 9 }
+        func queues(_ row: [Substring]) -> (tx: Int, rx: Int) {
+            let parts = row[4].split(separator: ":")
+            return (Int(parts.first ?? "", radix: 16) ?? 0, Int(parts.last ?? "", radix: 16) ?? 0)
+        }
+        var unread = 0
+        for own in rows where inodes.contains(String(own[9])) {
+            unread += queues(own).tx
+            for peer in rows where peer[1] == own[2] && peer[2] == own[1] { unread += queues(peer).rx }
+        }
+        return unread
+    }
 }
 
 /// A private CA and a certificate for 127.0.0.1 signed by it, made with openssl.
