@@ -13,7 +13,7 @@ import Glibc
 final class MosquittoBroker: @unchecked Sendable {
     static let executable = "/usr/sbin/mosquitto"
     let directory: String
-    let port: Int
+    private(set) var port = 0
     private let configPath: String
     private(set) var process: RunningTool?
 
@@ -24,10 +24,8 @@ final class MosquittoBroker: @unchecked Sendable {
             throw ToolRunnerError(description: "\(Self.executable) is missing: run scripts/install-dependencies (Debian package mosquitto)")
         }
         self.directory = directory
-        port = try LocalServer.freePort()
         configPath = directory + "/mosquitto.conf"
         var config = """
-            listener \(port) 127.0.0.1
             persistence false
             log_dest stderr
             log_type error
@@ -52,18 +50,31 @@ final class MosquittoBroker: @unchecked Sendable {
         if let tls {
             config += "certfile \(tls.certificate)\nkeyfile \(tls.key)\n"
         }
-        try Data(config.utf8).write(to: URL(fileURLWithPath: configPath))
+        // A free port may be taken by another test's server before mosquitto binds it
+        // (tests run in parallel): then mosquitto ends, and another port is tried.
+        for _ in 0..<5 {
+            port = try LocalServer.freePort()
+            try Data("listener \(port) 127.0.0.1\n\(config)".utf8).write(to: URL(fileURLWithPath: configPath))
+            if try launch() { return }
+        }
         try start()
     }
 
-    /// Starts the broker (again, after `kill`) and waits until it accepts connections.
+    /// Starts the broker (again, after `kill`) and waits until it listens.
     func start() throws {
+        guard try launch() else {
+            throw ToolRunnerError(description: "mosquitto did not listen on 127.0.0.1:\(port): \(process?.wait().description ?? "")")
+        }
+    }
+
+    /// Starts mosquitto and waits until it is the one listening on the port (`/proc/net/tcp`:
+    /// another test's listener there would also accept); false when it ended instead.
+    private func launch() throws -> Bool {
         let child = try ToolRunner(executable: Self.executable).start(["-c", configPath])
         process = child
-        // The listener is the event; a broker that ended (port taken, bad config) ends the wait.
-        if waitUntil({ LoopbackPort.accepts(port) || !child.isRunning }), LoopbackPort.accepts(port) { return }
+        if waitUntil({ child.listens(onPort: port) || !child.isRunning }), child.listens(onPort: port) { return true }
         child.kill()
-        throw ToolRunnerError(description: "mosquitto did not listen on 127.0.0.1:\(port): \(child.wait())")
+        return false
     }
 
     /// kill -9 by pid, and reaps it.
@@ -141,7 +152,8 @@ final class LiveSubscriber: @unchecked Sendable {
     func catchUp() throws {
         markers += 1
         let marker = "marker-\(getpid())-\(markers)"
-        try broker.publish(["-q", "1", "-r", "-t", root + "/probe", "-m", marker], user: user)
+        let published = try broker.publish(["-q", "1", "-r", "-t", root + "/probe", "-m", marker], user: user)
+        guard published.succeeded else { throw ToolRunnerError(description: "mosquitto_pub \(root)/probe: \(published)") }
         while true {
             let (line, _) = process.readLine()
             guard let line else { throw ToolRunnerError(description: "mosquitto_sub never saw its marker: \(process.stderrSoFar)") }
@@ -202,28 +214,54 @@ extension RunningTool {
     }
 
     /// The bytes this process wrote to its IPv4 TCP connections that the other end has
-    /// not read yet (`/proc/net/tcp`: its sockets' unacknowledged `tx_queue` plus the
-    /// peers' unread `rx_queue`); nil when the tables cannot be read.
+    /// not read yet (its sockets' unacknowledged `tx_queue` plus the peers' unread
+    /// `rx_queue`); nil when the tables cannot be read.
     func unreadTCPBytes() -> Int? {
-        guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8),
-              let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd") else { return nil }
-        let inodes = Set(descriptors.compactMap { descriptor -> String? in
+        guard let rows = TCPTable.rows(), let inodes = socketInodes() else { return nil }
+        var unread = 0
+        for own in rows where inodes.contains(own.inode) {
+            unread += own.txQueue
+            for peer in rows where peer.local == own.remote && peer.remote == own.local { unread += peer.rxQueue }
+        }
+        return unread
+    }
+
+    /// True when this process listens on TCP port `port` (IPv4).
+    func listens(onPort port: Int) -> Bool {
+        guard let rows = TCPTable.rows(), let inodes = socketInodes() else { return false }
+        return rows.contains { $0.state == "0A" && $0.local.hasSuffix(":" + String(format: "%04X", port)) && inodes.contains($0.inode) }
+    }
+
+    /// The inodes of the process's sockets (`/proc/PID/fd`: `socket:[INODE]`).
+    private func socketInodes() -> Set<String>? {
+        guard let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd") else { return nil }
+        return Set(descriptors.compactMap { descriptor -> String? in
             guard let link = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(descriptor)"),
                   link.hasPrefix("socket:[") else { return nil }
             return String(link.dropFirst("socket:[".count).dropLast())
         })
-        // sl local rem st tx_queue:rx_queue tr:when retrnsmt uid timeout inode ...
-        let rows = table.split(separator: "\n").dropFirst().map { $0.split(separator: " ") }.filter { $0.count > 9 }
-        func queues(_ row: [Substring]) -> (tx: Int, rx: Int) {
-            let parts = row[4].split(separator: ":")
-            return (Int(parts.first ?? "", radix: 16) ?? 0, Int(parts.last ?? "", radix: 16) ?? 0)
+    }
+}
+
+/// The kernel's IPv4 TCP sockets (`/proc/net/tcp`), as the MQTT tests read them.
+struct TCPTable {
+    var local: Substring
+    var remote: Substring
+    var state: Substring
+    var txQueue: Int
+    var rxQueue: Int
+    var inode: String
+
+    /// `sl local rem st tx_queue:rx_queue tr:when retrnsmt uid timeout inode ...`
+    static func rows() -> [TCPTable]? {
+        guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else { return nil }
+        return table.split(separator: "\n").dropFirst().compactMap { line in
+            let fields = line.split(separator: " ")
+            guard fields.count > 9 else { return nil }
+            let queues = fields[4].split(separator: ":")
+            return TCPTable(local: fields[1], remote: fields[2], state: fields[3], txQueue: Int(queues.first ?? "", radix: 16) ?? 0,
+                            rxQueue: Int(queues.last ?? "", radix: 16) ?? 0, inode: String(fields[9]))
         }
-        var unread = 0
-        for own in rows where inodes.contains(String(own[9])) {
-            unread += queues(own).tx
-            for peer in rows where peer[1] == own[2] && peer[2] == own[1] { unread += queues(peer).rx }
-        }
-        return unread
     }
 }
 
