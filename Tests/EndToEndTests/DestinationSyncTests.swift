@@ -244,8 +244,7 @@ import Glibc
         }
         let run = try sandbox.sync.start(["--journal", sandbox.journal, "--now"],
                                          environment: ["OVERLAND_TEST_MQTT_CONNECT_TIMEOUT": "3600"])
-        let deadline = ContinuousClock.now + ToolRunner.hangGuard
-        while server.requests.isEmpty && run.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
+        waitUntil { !server.requests.isEmpty || !run.isRunning }
         let stillWaiting = run.isRunning
         run.kill()
         let result = run.wait()

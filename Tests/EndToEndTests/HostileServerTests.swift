@@ -260,20 +260,7 @@ import Glibc
                                         "-key", directory + "/server.key", "-www", "-quiet"])
         defer { server.kill(SIGKILL); _ = server.wait() }
         // Wait for it to listen.
-        var listening = false
-        for _ in 0..<100 where !listening {
-            let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            listening = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-            }
-            close(probe)
-            if !listening { usleep(50_000) }
-        }
-        #expect(listening)
+        #expect(waitUntil { LoopbackPort.accepts(port) })
         let url = "https://127.0.0.1:\(port)/overland"
         let unverified = try sandbox.sync.run(["--journal", sandbox.journal, "--url", url, "--now"], environment: SyncCrashTests.environment)
         #expect(unverified.exitStatus == 75, "\(unverified)")

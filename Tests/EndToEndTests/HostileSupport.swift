@@ -6,7 +6,7 @@ enum HostileMeasure {
     /// Runs `tool ARGUMENTS` under GNU time (`/usr/bin/time -f %M`, installed by
     /// scripts/install-dependencies) and returns its result and peak resident set in bytes.
     static func peakRSS(_ tool: ToolRunner, _ arguments: [String], environment: [String: String?] = [:],
-                        stdin: [UInt8]? = nil, timeout: Duration = .seconds(120)) throws -> (ToolResult, Int) {
+                        stdin: [UInt8]? = nil, timeout: Duration = ToolRunner.hangGuard) throws -> (ToolResult, Int) {
         let report = NSTemporaryDirectory() + "/overland-rss-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).txt"
         defer { unlink(report) }
         var time = ToolRunner(executable: try SystemTool.require("time"))

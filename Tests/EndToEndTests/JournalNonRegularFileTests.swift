@@ -35,16 +35,13 @@ struct JournalNonRegularFileTests {
         let (scratch, journal) = try Self.journal(with: file, as: plant)
         defer { withExtendedLifetime(scratch) {} }
         let expected = "{\"refused\": {\"file\": \"\(file)\", \"reason\": \"not-a-file\"}}\n"
-        let verify = try ToolRunner(product: "overland").run(["journal", "verify", "--journal", journal, "--json"],
-                                                               timeout: .seconds(60))
+        let verify = try ToolRunner(product: "overland").run(["journal", "verify", "--journal", journal, "--json"])
         #expect(verify.stdoutText == expected, "\(verify)")
         #expect(verify.exitStatus == 65, "\(verify)")
-        let python = try ToolRunner(executable: "/usr/bin/python3").run([ConformanceVectors.pythonReader, journal, "--json"],
-                                                                          timeout: .seconds(60))
+        let python = try ToolRunner(executable: "/usr/bin/python3").run([ConformanceVectors.pythonReader, journal, "--json"])
         #expect(python.stdoutText == expected, "\(python)")
         #expect(python.exitStatus == 65, "\(python)")
-        let records = try ToolRunner(executable: "/usr/bin/python3").run([ConformanceVectors.pythonReader, journal],
-                                                                           timeout: .seconds(60))
+        let records = try ToolRunner(executable: "/usr/bin/python3").run([ConformanceVectors.pythonReader, journal])
         #expect(records.exitStatus == 65 && records.stdout.isEmpty, "\(records)")
         #expect(records.stderrLines.count == 1 && records.stderrText.contains(file), "\(records)")
     }
@@ -55,7 +52,7 @@ struct JournalNonRegularFileTests {
         defer { withExtendedLifetime(scratch) {} }
         let capture = scratch.appending("a.nmea")
         try GeneratedNMEA.epochs(0..<3).write(toFile: capture, atomically: false, encoding: .utf8)
-        let log = try ToolRunner(product: "overland-log").run(["--journal", journal, capture], timeout: .seconds(60))
+        let log = try ToolRunner(product: "overland-log").run(["--journal", journal, capture])
         #expect(log.exitStatus == 65, "\(log)")
         #expect(log.stderrLines.count == 1 && log.stderrText.contains(file) && !log.stderrText.contains("read-only"), "\(log)")
     }

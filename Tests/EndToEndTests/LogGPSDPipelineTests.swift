@@ -49,18 +49,7 @@ enum LogGPSD {
 
     /// True once something accepts connections on 127.0.0.1:port.
     static func waitForListener(port: UInt16, timeout: Duration) -> Bool {
-        waitUntil(timeout: timeout) {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = port.bigEndian
-            let connected = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            close(fd)
-            return connected == 0
-        }
+        waitUntil(timeout: timeout) { LoopbackPort.accepts(Int(port)) }
     }
 
     /// The seconds of gpsd's truth for the capture, and what gpsd 3.22 itself reports

@@ -70,13 +70,13 @@ struct LogNumbersTests {
         defer { gpsd.close() }
         let child = try sandbox.logger.start(["--journal", sandbox.journal, "--commit-interval", "0", "--stats",
                                               "--gpsd", "127.0.0.1:\(gpsd.port)"])
-        defer { child.kill(SIGKILL); _ = child.wait(timeout: .seconds(10)) }
+        defer { child.kill(SIGKILL); _ = child.wait() }
         // Until every report is a point (the last once the socket goes quiet), or the
         // logger is gone (as it was, SIGILL); the cap only keeps a broken build from hanging.
-        waitUntil(timeout: .seconds(300)) { !child.isRunning || sandbox.recordCount() >= 10 }
+        waitUntil { !child.isRunning || sandbox.recordCount() >= 10 }
         #expect(child.isRunning, "the logger is still running")
         child.kill(SIGTERM)
-        let result = child.wait(timeout: .seconds(60))
+        let result = child.wait()
         #expect(result.termination == .exited(0), "\(result)")
         // The altitude is left out, and with it its vertical accuracy: one value.
         #expect(result.stderrText.contains("1 value out of range left out"), "\(result.stderrText)")

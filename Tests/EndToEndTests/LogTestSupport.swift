@@ -208,7 +208,7 @@ final class LogSandbox: @unchecked Sendable {
 
     /// Runs `overland-log --journal JOURNAL ARGUMENTS`.
     func log(_ arguments: [String], environment: [String: String?] = [:], stdin: [UInt8]? = nil,
-             timeout: Duration = .seconds(60)) throws -> ToolResult {
+             timeout: Duration = ToolRunner.hangGuard) throws -> ToolResult {
         try logger.run(["--journal", journal] + arguments, environment: environment, stdin: stdin, timeout: timeout)
     }
 
@@ -390,15 +390,3 @@ func nmea(_ body: String) -> String {
     return "$" + body + "*" + String(format: "%02X", checksum) + "\r\n"
 }
 
-/// Waits for `condition` (a file the logger writes, a count of records): looks every 5 ms
-/// until it holds; false if it never did before the hang guard. The one poll of the log
-/// tests: a test waits for what it needs to see, never for a fixed time.
-@discardableResult
-func waitUntil(timeout: Duration = ToolRunner.hangGuard, _ condition: () -> Bool) -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while !condition() {
-        guard ContinuousClock.now < deadline else { return false }
-        usleep(5_000)
-    }
-    return true
-}

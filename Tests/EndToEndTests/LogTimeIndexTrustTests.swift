@@ -117,8 +117,7 @@ struct LogTimeIndexTrustTests {
         // Epoch 0 is in the journal; epochs 1 and 2 fall between its points.
         let probe = try sandbox.file("b.nmea", text: GeneratedNMEA.epochs(0..<2))
         let (_, floor) = try HostileMeasure.peakRSS(sandbox.logger, ["--help"])
-        let (result, peak) = try HostileMeasure.peakRSS(sandbox.logger, ["--journal", sandbox.journal, "--device-id", "van", "--stats", probe],
-                                                        timeout: .seconds(300 * scale))
+        let (result, peak) = try HostileMeasure.peakRSS(sandbox.logger, ["--journal", sandbox.journal, "--device-id", "van", "--stats", probe])
         #expect(result.succeeded, "\(result)")
         #expect(result.stderrText.contains("1 already in the journal"), "\(result.stderrText)")
         #expect(!result.stderrText.contains("state/times"), "a valid index is not rebuilt: \(result.stderrText)")

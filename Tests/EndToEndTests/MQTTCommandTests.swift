@@ -43,7 +43,7 @@ import Glibc
         let broker = try FakeMQTTBroker(greeting: FakeMQTTBroker.hugePublish(topic: Self.topic + "/cmd", streamed: 96 << 20))
         let sandbox = try sandbox("overland-mqtt-huge", port: broker.port)
         let (_, floor) = try HostileMeasure.peakRSS(sandbox.sync, ["--help"])
-        let (result, peak) = try HostileMeasure.peakRSS(sandbox.sync, ["--journal", sandbox.journal, "--now"], timeout: .seconds(120))
+        let (result, peak) = try HostileMeasure.peakRSS(sandbox.sync, ["--journal", sandbox.journal, "--now"])
         // The broker closes after 96 MiB: the run is one to try again.
         #expect(result.exitStatus == 75, "\(result)")
         #expect(result.stderrLines.count == 1, "\(result.stderrText)")
@@ -57,31 +57,25 @@ import Glibc
         let broker = try MosquittoBroker(directory: directory.path)
         let sandbox = try sandbox("overland-mqtt-bigcmd", port: broker.port)
         let (_, floor) = try HostileMeasure.peakRSS(sandbox.sync, ["--help"])
+        // A subscriber to the locations only: on TOPIC/# it would have to read the 40 MB message too.
+        let subscriber = try LiveSubscriber(broker: broker, root: "owntracks", topics: [Self.topic])
         let watch = try sandbox.sync.start(["--journal", sandbox.journal, "--watch", "--now"])
-        defer { watch.kill(); _ = watch.wait(timeout: .seconds(5)) }
-        // The newest point, retained, shows the drain done (it subscribed to TOPIC/cmd first).
-        // No live subscriber here: it would have to read the 40 MB message too.
-        /// The retained location's `tst` and `t`, once it is there.
-        func retained(until done: ([String: Any]) -> Bool) throws -> [String: Any]? {
-            let deadline = ContinuousClock.now + .seconds(60)
-            while ContinuousClock.now < deadline {
-                let line = try broker.subscribeOnce(Self.topic, seconds: 2).stdoutLines.first ?? ""
-                if let message = ownTracksMessage(String(line.dropFirst("1 \(Self.topic) ".count))), done(message) { return message }
-            }
-            return nil
-        }
-        try #require(try retained { ($0["tst"] as? NSNumber)?.int64Value == SyntheticDrive.time(4) } != nil, "\(watch.stderrSoFar)")
+        defer { watch.kill(); _ = watch.wait() }
+        // The five points delivered show the drain done (it subscribed to TOPIC/cmd first).
+        try #require(subscriber.collect(on: Self.topic, count: 5).count == 5, "\(watch.stderrSoFar)")
 
         let big = sandbox.directory.appending("big-command")
         try Data(repeating: 0x20, count: 40_000_000).write(to: URL(fileURLWithPath: big))
         let published = try broker.publish(["-q", "1", "-t", Self.topic + "/cmd", "-f", big])
         try #require(published.succeeded, "\(published)")
-        #expect(watch.waitForStderr("dropped unread"), "\(watch.stderrSoFar)")
+        #expect(watch.waitForStderr(containing: "dropped unread"), "\(watch.stderrSoFar)")
         #expect(watch.stderrSoFar.contains("a message of 4000"), "\(watch.stderrSoFar)")
 
-        // The connection is still there: a command after it is answered (retained, "t":"r").
+        // The connection is still there: a command after it is answered ("t":"r").
         try broker.publish(["-q", "1", "-t", Self.topic + "/cmd", "-m", #"{"_type":"cmd","action":"reportLocation"}"#])
-        #expect(try retained { $0["t"] as? String == "r" } != nil, "\(watch.stderrSoFar)")
+        let answer = try #require(subscriber.collect(on: Self.topic, count: 6).dropFirst(5).first, "\(watch.stderrSoFar)")
+        #expect(ownTracksMessage(answer)?["t"] as? String == "r", "\(answer)")
+        #expect((ownTracksMessage(answer)?["tst"] as? NSNumber)?.int64Value == SyntheticDrive.time(4), "\(answer)")
         let peak = try #require(Self.peakRSS(of: watch.pid))
         #expect(peak < floor + (24 << 20), "peak RSS \(peak >> 20) MiB, floor \(floor >> 20) MiB")
         print("mqtt: a 40 MB command through mosquitto: peak RSS \(peak >> 20) MiB (floor \(floor >> 20) MiB)")
@@ -95,27 +89,21 @@ import Glibc
         let sandbox = try sandbox("overland-mqtt-bigtls", port: broker.port, scheme: "mqtts", keys: [("ca_file", ca.caFile)])
         let (_, floor) = try HostileMeasure.peakRSS(sandbox.sync, ["--help"])
         let watch = try sandbox.sync.start(["--journal", sandbox.journal, "--watch", "--now", "--verbose"])
-        defer { watch.kill(); _ = watch.wait(timeout: .seconds(5)) }
+        defer { watch.kill(); _ = watch.wait() }
         let report = #"{"_type":"cmd","action":"reportLocation"}"#
-        func answers() -> Int { watch.stderrSoFar.components(separatedBy: "reportLocation: the newest point published").count - 1 }
-        // Listening once a reportLocation is answered.
-        let deadline = ContinuousClock.now + .seconds(60)
-        while answers() < 1, ContinuousClock.now < deadline {
-            try broker.publish(["--cafile", ca.caFile, "-q", "1", "-t", Self.topic + "/cmd", "-m", report])
-            _ = watch.waitForStderr("reportLocation: the newest point published", timeout: .seconds(2))
-        }
-        try #require(answers() >= 1, "\(watch.stderrSoFar)")
-        let before = answers()
+        let answered = "reportLocation: the newest point published"
+        // The drain said (--verbose) shows it listening: it subscribed to TOPIC/cmd first.
+        try #require(watch.waitForStderr(containing: "5 points sent to"), "\(watch.stderrSoFar)")
+        try broker.publish(["--cafile", ca.caFile, "-q", "1", "-t", Self.topic + "/cmd", "-m", report])
+        try #require(watch.waitForStderr(containing: answered), "\(watch.stderrSoFar)")
 
         let big = sandbox.directory.appending("big-command")
         try Data(repeating: 0x20, count: 40_000_000).write(to: URL(fileURLWithPath: big))
         let published = try broker.publish(["--cafile", ca.caFile, "-q", "1", "-t", Self.topic + "/cmd", "-f", big])
         try #require(published.succeeded, "\(published)")
-        #expect(watch.waitForStderr("dropped unread"), "\(watch.stderrSoFar)")
+        #expect(watch.waitForStderr(containing: "dropped unread"), "\(watch.stderrSoFar)")
         try broker.publish(["--cafile", ca.caFile, "-q", "1", "-t", Self.topic + "/cmd", "-m", report])
-        let answered = ContinuousClock.now + .seconds(60)
-        while answers() <= before, ContinuousClock.now < answered { _ = watch.readLine(timeout: .milliseconds(200)) }
-        #expect(answers() > before, "\(watch.stderrSoFar)")
+        #expect(watch.waitForStderr(containing: answered, count: 2), "\(watch.stderrSoFar)")
         let peak = try #require(Self.peakRSS(of: watch.pid))
         #expect(peak < floor + (24 << 20), "peak RSS \(peak >> 20) MiB, floor \(floor >> 20) MiB")
         print("mqtt: a 40 MB command over mqtts://: peak RSS \(peak >> 20) MiB (floor \(floor >> 20) MiB)")
@@ -127,7 +115,7 @@ import Glibc
     func refusedCommandSubscriptionIsSaid() throws {
         let broker = try FakeMQTTBroker(subackCode: 0x80)
         let sandbox = try sandbox("overland-mqtt-suback", port: broker.port)
-        let result = try sandbox.sync.run(["--journal", sandbox.journal, "--watch", "--now"], timeout: .seconds(60))
+        let result = try sandbox.sync.run(["--journal", sandbox.journal, "--watch", "--now"])
         #expect(result.exitStatus == 75, "\(result)")
         #expect(result.stderrLines.count == 1, "\(result.stderrText)")
         #expect(result.stderrText.contains("refused the subscription to '\(Self.topic)/cmd' (suback 0x80"), "\(result.stderrText)")
@@ -146,19 +134,23 @@ import Glibc
         try broker.publish(["-q", "1", "-r", "-t", Self.topic + "/cmd", "-m", configuration])
 
         let first = try sandbox.sync.start(["--journal", sandbox.journal, "--watch", "--now"])
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline, !Self.settings(sandbox).contains("\"min_time\": \"30s\"") { usleep(50_000) }
+        // Applied, then remembered: the state file naming it is the last step.
+        let remembered = sandbox.journal + "/state/commands-home.json"
+        try #require(waitUntil { FileManager.default.fileExists(atPath: remembered) || !first.isRunning }, "\(first.stderrSoFar)")
         first.kill(SIGTERM)
-        _ = first.wait(timeout: .seconds(10))
+        _ = first.wait()
         try #require(Self.settings(sandbox).contains("\"min_time\": \"30s\""), "\(Self.settings(sandbox))")
 
         // The user changes it back; the next connection gets the same retained command.
         let local = try sandbox.overland.run(["config", "set", "min_time", "1m"])
         try #require(local.succeeded, "\(local)")
         let second = try sandbox.sync.start(["--journal", sandbox.journal, "--watch", "--now", "--verbose"])
-        #expect(second.waitForStderr("applied before"), "\(second.stderrSoFar)")
+        // Either way it says something about the retained command (--verbose): "applied
+        // before", or the changes it made again.
+        #expect(second.waitForStderr(containing: "overland-sync: home: setConfiguration: "), "\(second.stderrSoFar)")
+        #expect(second.stderrSoFar.contains("setConfiguration: the retained command was applied before; not again"), "\(second.stderrSoFar)")
         second.kill(SIGTERM)
-        _ = second.wait(timeout: .seconds(10))
+        _ = second.wait()
         #expect(Self.settings(sandbox).contains("\"min_time\": \"1m\""), "\(Self.settings(sandbox))")
     }
 
@@ -179,23 +171,26 @@ import Glibc
         let watch = try sandbox.sync.start(["--journal", sandbox.journal, "--watch", "--now"])
         try #require(subscriber.collect(on: Self.topic, count: 5).count == 5, "\(watch.stderrSoFar)")
         try broker.publish(["-q", "1", "-t", Self.topic + "/cmd", "-m", quiet])
-        #expect(watch.waitForStderr("setConfiguration not obeyed"), "\(watch.stderrSoFar)")
+        #expect(watch.waitForStderr(containing: "setConfiguration not obeyed"), "\(watch.stderrSoFar)")
         #expect(watch.stderrSoFar.contains("'overland destination set home commands all'"), "\(watch.stderrSoFar)")
         // reportLocation is: the default is `report`.
         try broker.publish(["-q", "1", "-t", Self.topic + "/cmd", "-m", #"{"_type":"cmd","action":"reportLocation"}"#])
         #expect(subscriber.collect(on: Self.topic, count: 6).count == 6, "\(watch.stderrSoFar)")
         watch.kill(SIGTERM)
-        _ = watch.wait(timeout: .seconds(10))
+        _ = watch.wait()
         #expect(!Self.settings(sandbox).contains("tracking_mode"), "\(Self.settings(sandbox))")
 
         let allowed = try sandbox.overland.run(["destination", "set", "home", "commands", "all"])
         try #require(allowed.succeeded, "\(allowed)")
-        let again = try sandbox.sync.start(["--journal", sandbox.journal, "--watch", "--now"])
+        let again = try sandbox.sync.start(["--journal", sandbox.journal, "--watch", "--now", "--verbose"])
         let quietUnretained = #"{"_type":"cmd","action":"setConfiguration","configuration":{"_type":"configuration","monitoring":-1,"pubRetain":false}}"#
         try broker.publish(["-q", "1", "-t", Self.topic + "/cmd", "-m", quietUnretained])
-        #expect(again.waitForStderr("tracking turned off"), "\(again.stderrSoFar)")
+        #expect(again.waitForStderr(containing: "tracking turned off"), "\(again.stderrSoFar)")
+        // pubRetain is saved last (destinations.json), then said (--verbose): wait for that
+        // before stopping the watch.
+        #expect(again.waitForStderr(containing: "home.pub_retain: true -> false"), "\(again.stderrSoFar)")
         again.kill(SIGTERM)
-        let stderr = again.wait(timeout: .seconds(10)).stderrText
+        let stderr = again.wait().stderrText
         // The prefix once: "overland-sync: home: setConfiguration: ...".
         #expect(!stderr.contains("setConfiguration: setConfiguration"), "\(stderr)")
         #expect(Self.settings(sandbox).contains("\"tracking_mode\": \"off\""), "\(Self.settings(sandbox))")
@@ -250,32 +245,29 @@ import Glibc
         try #require(subscriber.collect(on: Self.topic, count: 5).count == 5)
         let report = #"{"_type":"cmd","action":"reportLocation"}"#
 
-        // Not due, yet listening: it answers at once.
-        let first = try sandbox.sync.start(["--journal", sandbox.journal, "--watch"])
+        // Not due, yet listening: it answers at once. Its "not due" (--verbose) comes after
+        // the subscription to TOPIC/cmd.
+        let first = try sandbox.sync.start(["--journal", sandbox.journal, "--watch", "--verbose"])
+        try #require(first.waitForStderr(containing: "not due"), "\(first.stderrSoFar)")
         /// Answers to reportLocation (`"t":"r"`) carrying the point of epoch `index`.
         func answers(_ index: Int) -> Int {
             subscriber.payloads(on: Self.topic).compactMap(ownTracksMessage).filter {
                 $0["t"] as? String == "r" && ($0["tst"] as? NSNumber)?.int64Value == SyntheticDrive.time(index)
             }.count
         }
-        var deadline = ContinuousClock.now + .seconds(60)
-        while answers(4) < 1, ContinuousClock.now < deadline {
-            try broker.publish(["-q", "1", "-t", Self.topic + "/cmd", "-m", report])
-            subscriber.collect(on: Self.topic, count: subscriber.payloads(on: Self.topic).count + 1, timeout: .seconds(2))
-        }
-        try #require(answers(4) >= 1, "\(first.stderrSoFar)")
+        try broker.publish(["-q", "1", "-t", Self.topic + "/cmd", "-m", report])
+        subscriber.collect { answers(4) >= 1 }
+        try #require(answers(4) == 1, "\(first.stderrSoFar)")
         // Away (kill -9): the broker keeps the session and queues the command. A newer
         // point is logged meanwhile: only the next watch can answer with it.
         first.kill(SIGKILL)
-        _ = first.wait(timeout: .seconds(10))
+        _ = first.wait()
         try sandbox.logEpochs(5..<6)
         try broker.publish(["-q", "1", "-t", Self.topic + "/cmd", "-m", report])
         let second = try sandbox.sync.start(["--journal", sandbox.journal, "--watch"])
-        defer { second.kill(); _ = second.wait(timeout: .seconds(5)) }
-        deadline = ContinuousClock.now + .seconds(60)
-        while answers(5) < 1, ContinuousClock.now < deadline {
-            subscriber.collect(on: Self.topic, count: subscriber.payloads(on: Self.topic).count + 1, timeout: .seconds(1))
-        }
+        defer { second.kill(); _ = second.wait() }
+        // (kill -9 also had the broker publish the first watch's last will on TOPIC.)
+        subscriber.collect { answers(5) >= 1 }
         #expect(answers(5) == 1, "\(second.stderrSoFar)")
     }
 
@@ -287,15 +279,13 @@ import Glibc
         let run = try sandbox.sync.run(["--journal", sandbox.journal, "--now"])
         try #require(run.succeeded, "\(run)")
 
-        let config = try broker.subscribeOnce("homeassistant/device_tracker/owntracks_alice_van/config")
-        let line = try #require(config.stdoutLines.first, "\(config)")
+        let line = try #require(try broker.retained("homeassistant/device_tracker/owntracks_alice_van/config"))
         let discovery = try #require(ownTracksMessage(String(line.dropFirst("1 homeassistant/device_tracker/owntracks_alice_van/config ".count))))
         #expect(discovery["name"] as? String == "van")
         #expect((discovery["device"] as? [String: Any])?["name"] as? String == "van")
 
         // A subscriber that comes later sees the newest point at once.
-        let retained = try broker.subscribeOnce("owntracks/alice/van")
-        let location = try #require(retained.stdoutLines.first, "\(retained)")
+        let location = try #require(try broker.retained("owntracks/alice/van"))
         #expect(location.hasPrefix("1 owntracks/alice/van "), "\(location)")
         #expect((ownTracksMessage(String(location.dropFirst("1 owntracks/alice/van ".count)))?["tst"] as? NSNumber)?.int64Value
                 == SyntheticDrive.time(4))
@@ -307,8 +297,8 @@ import Glibc
         try sandbox.logEpochs(5..<8)
         let more = try sandbox.sync.run(["--journal", sandbox.journal, "--now"])
         try #require(more.succeeded, "\(more)")
-        let none = try broker.subscribeOnce("owntracks/alice/van", seconds: 2)
-        #expect(none.stdoutLines.isEmpty, "\(none)")
+        let none = try broker.retained("owntracks/alice/van")
+        #expect(none == nil, "\(none ?? "")")
     }
 
     // MARK: - Issue 22: one validation, at set time and at sync time
@@ -360,19 +350,5 @@ import Glibc
         #expect(mqtt.exitStatus == 78 && mqtt.stderrLines.count == 1, "\(mqtt)")
         #expect(mqtt.stderrText.contains("device id 'alice/van/2' has more than one '/'"), "\(mqtt.stderrText)")
         #expect(try sandbox.cursor() == 0)
-    }
-}
-
-extension RunningTool {
-    /// Reads the child's output until its standard error holds `text` (true), or it ends,
-    /// or `timeout` passes (a guard against a hang, not the event waited for).
-    func waitForStderr(_ text: String, timeout: Duration = .seconds(60)) -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if stderrSoFar.contains(text) { return true }
-            let (line, timedOut) = readLine(timeout: .milliseconds(200))
-            if line == nil && !timedOut { return stderrSoFar.contains(text) }
-        }
-        return stderrSoFar.contains(text)
     }
 }

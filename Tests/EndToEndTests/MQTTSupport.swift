@@ -13,7 +13,7 @@ import Glibc
 final class MosquittoBroker: @unchecked Sendable {
     static let executable = "/usr/sbin/mosquitto"
     let directory: String
-    let port: Int
+    private(set) var port = 0
     private let configPath: String
     private(set) var process: RunningTool?
 
@@ -24,10 +24,8 @@ final class MosquittoBroker: @unchecked Sendable {
             throw ToolRunnerError(description: "\(Self.executable) is missing: run scripts/install-dependencies (Debian package mosquitto)")
         }
         self.directory = directory
-        port = try LocalServer.freePort()
         configPath = directory + "/mosquitto.conf"
         var config = """
-            listener \(port) 127.0.0.1
             persistence false
             log_dest stderr
             log_type error
@@ -52,21 +50,31 @@ final class MosquittoBroker: @unchecked Sendable {
         if let tls {
             config += "certfile \(tls.certificate)\nkeyfile \(tls.key)\n"
         }
-        try Data(config.utf8).write(to: URL(fileURLWithPath: configPath))
+        // A free port may be taken by another test's server before mosquitto binds it
+        // (tests run in parallel): then mosquitto ends, and another port is tried.
+        for _ in 0..<5 {
+            port = try LocalServer.freePort()
+            try Data("listener \(port) 127.0.0.1\n\(config)".utf8).write(to: URL(fileURLWithPath: configPath))
+            if try launch() { return }
+        }
         try start()
     }
 
-    /// Starts the broker (again, after `kill`) and waits until it accepts connections.
+    /// Starts the broker (again, after `kill`) and waits until it listens.
     func start() throws {
+        guard try launch() else {
+            throw ToolRunnerError(description: "mosquitto did not listen on 127.0.0.1:\(port): \(process?.wait().description ?? "")")
+        }
+    }
+
+    /// Starts mosquitto and waits until it is the one listening on the port (`/proc/net/tcp`:
+    /// another test's listener there would also accept); false when it ended instead.
+    private func launch() throws -> Bool {
         let child = try ToolRunner(executable: Self.executable).start(["-c", configPath])
         process = child
-        let deadline = ContinuousClock.now + ToolRunner.hangGuard
-        while ContinuousClock.now < deadline {
-            if Self.accepts(port: port) { return }
-            usleep(20_000)
-        }
+        if waitUntil({ child.listens(onPort: port) || !child.isRunning }), child.listens(onPort: port) { return true }
         child.kill()
-        throw ToolRunnerError(description: "mosquitto did not listen on 127.0.0.1:\(port): \(child.wait())")
+        return false
     }
 
     /// kill -9 by pid, and reaps it.
@@ -88,19 +96,6 @@ final class MosquittoBroker: @unchecked Sendable {
 
     deinit { stop() }
 
-    static func accepts(port: Int) -> Bool {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-    }
-
     /// `mosquitto_pub` to this broker; `arguments` after the connection options.
     @discardableResult
     func publish(_ arguments: [String], user: (String, String)? = nil) throws -> ToolResult {
@@ -109,66 +104,88 @@ final class MosquittoBroker: @unchecked Sendable {
         return try ToolRunner(executable: "/usr/bin/mosquitto_pub").run(connection + arguments)
     }
 
-    /// `mosquitto_sub -C count -W seconds`, to the end: e.g. a retained message.
-    func subscribeOnce(_ topic: String, count: Int = 1, seconds: Int = 5, format: String = "%r %t %p",
-                       user: (String, String)? = nil) throws -> ToolResult {
+    /// The message retained on `topic` as `mosquitto_sub -F format` prints it, or nil
+    /// when none is. No timer decides: a marker retained on `overland-test/marker` is
+    /// subscribed to after `topic`, and the broker hands over retained messages in the
+    /// order of the subscription's topics, so the marker coming first means none.
+    func retained(_ topic: String, format: String = "%r %t %p", user: (String, String)? = nil) throws -> String? {
         var connection = ["-h", "127.0.0.1", "-p", "\(port)"]
         if let user { connection += ["-u", user.0, "-P", user.1] }
-        return try ToolRunner(executable: "/usr/bin/mosquitto_sub")
-            .run(connection + ["-q", "1", "-t", topic, "-C", "\(count)", "-W", "\(seconds)", "-F", format], timeout: .seconds(seconds + 10))
+        let marker = "overland-test/marker"
+        let set = try publish(["-q", "1", "-r", "-t", marker, "-m", "marker"], user: user)
+        guard set.succeeded else { throw ToolRunnerError(description: "mosquitto_pub \(marker): \(set)") }
+        let result = try ToolRunner(executable: "/usr/bin/mosquitto_sub")
+            .run(connection + ["-q", "1", "-t", topic, "-t", marker, "-C", "1", "-F", "%t\t" + format])
+        guard result.succeeded, let line = result.stdoutLines.first, let tab = line.firstIndex(of: "\t") else {
+            throw ToolRunnerError(description: "mosquitto_sub \(topic): \(result)")
+        }
+        return line[..<tab] == marker ? nil : String(line[line.index(after: tab)...])
     }
 }
 
-/// A live `mosquitto_sub -v` on `ROOT/#`, known to be subscribed (a probe message it has
-/// printed), whose lines are the messages in arrival order. It reconnects (libmosquitto's
-/// loop) when the broker comes back.
+/// A live `mosquitto_sub -v` on `ROOT/#` (or on `topics`), known to be subscribed (a
+/// marker it has printed), whose lines are the messages in arrival order. It reconnects
+/// (libmosquitto's loop) when the broker comes back.
 final class LiveSubscriber: @unchecked Sendable {
     let broker: MosquittoBroker
     let root: String
     let process: RunningTool
     let user: (String, String)?
     private(set) var lines: [String] = []
+    private var markers = 0
 
-    init(broker: MosquittoBroker, root: String, user: (String, String)? = nil) throws {
+    /// `topics`: what to subscribe to instead of `ROOT/#` (e.g. not `TOPIC/cmd`).
+    init(broker: MosquittoBroker, root: String, user: (String, String)? = nil, topics: [String]? = nil) throws {
         self.broker = broker
         self.root = root
         self.user = user
-        var arguments = ["-h", "127.0.0.1", "-p", "\(broker.port)", "-q", "1", "-v", "-t", root + "/#"]
+        var arguments = ["-h", "127.0.0.1", "-p", "\(broker.port)", "-q", "1", "-v"]
+        for topic in topics.map({ $0 + [root + "/probe"] }) ?? [root + "/#"] { arguments += ["-t", topic] }
         if let user { arguments += ["-u", user.0, "-P", user.1] }
         process = try ToolRunner(executable: "/usr/bin/mosquitto_sub").start(arguments)
-        try waitUntilSubscribed()
+        try catchUp()
     }
 
-    /// Publishes probes on `ROOT/probe` until one arrives (the subscription is in place).
-    func waitUntilSubscribed() throws {
-        let deadline = ContinuousClock.now + ToolRunner.hangGuard
-        var attempt = 0
-        while ContinuousClock.now < deadline {
-            attempt += 1
-            try broker.publish(["-q", "1", "-t", root + "/probe", "-m", "probe-\(attempt)"], user: user)
-            let end = ContinuousClock.now + .milliseconds(300)
-            while ContinuousClock.now < end {
-                let (line, _) = process.readLine(timeout: .milliseconds(100))
-                guard let line else { continue }
-                if line.hasPrefix(root + "/probe ") { return }
-                lines.append(line)
-            }
+    /// Publishes a marker, retained, on `ROOT/probe` and reads until it arrives. Then the
+    /// subscription is in place (a retained message also reaches a subscription made
+    /// after it), and every message the broker passed on before the marker has been read.
+    func catchUp() throws {
+        markers += 1
+        let marker = "marker-\(getpid())-\(markers)"
+        let published = try broker.publish(["-q", "1", "-r", "-t", root + "/probe", "-m", marker], user: user)
+        guard published.succeeded else { throw ToolRunnerError(description: "mosquitto_pub \(root)/probe: \(published)") }
+        while true {
+            let (line, _) = process.readLine()
+            guard let line else { throw ToolRunnerError(description: "mosquitto_sub never saw its marker: \(process.stderrSoFar)") }
+            if line == root + "/probe " + marker { return }
+            if !line.hasPrefix(root + "/probe ") { lines.append(line) }
         }
-        throw ToolRunnerError(description: "mosquitto_sub never saw its probe: \(process.stderrSoFar)")
     }
 
-    /// Reads lines until `count` messages on `topic` arrived or `timeout` passes.
+    /// Reads messages until `count` arrived on `topic` (or the subscriber ended, or the
+    /// hang guard passed).
     @discardableResult
-    func collect(on topic: String, count: Int, timeout: Duration = ToolRunner.hangGuard) -> [String] {
-        let deadline = ContinuousClock.now + timeout
+    func collect(on topic: String, count: Int) -> [String] {
         var found = payloads(on: topic).count
-        while found < count, ContinuousClock.now < deadline {
-            let (line, _) = process.readLine(timeout: .milliseconds(200))
-            guard let line, !line.hasPrefix(root + "/probe ") else { continue }
-            lines.append(line)
+        while found < count, let line = nextMessage() {
             if line.hasPrefix(topic + " ") { found += 1 }
         }
         return payloads(on: topic)
+    }
+
+    /// Reads messages until `done` holds (or the subscriber ended, or the hang guard passed).
+    func collect(until done: () -> Bool) {
+        while !done(), nextMessage() != nil {}
+    }
+
+    /// The next message (`TOPIC PAYLOAD`), kept in `lines`; markers are skipped.
+    private func nextMessage() -> String? {
+        while let line = process.readLine().line {
+            if line.hasPrefix(root + "/probe ") { continue }
+            lines.append(line)
+            return line
+        }
+        return nil
     }
 
     /// The payloads received on `topic`, in order.
@@ -182,6 +199,70 @@ final class LiveSubscriber: @unchecked Sendable {
     }
 
     deinit { stop() }
+}
+
+extension RunningTool {
+    /// True once every thread of the process is stopped (SIGSTOP taken: `T` in
+    /// `/proc/PID/task/TID/stat`), so none is still inside a write.
+    var isStopped: Bool {
+        guard let threads = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task"), !threads.isEmpty else { return false }
+        return threads.allSatisfy { thread in
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return false }
+            return stat[stat.index(close, offsetBy: 2)] == "T"
+        }
+    }
+
+    /// The bytes this process wrote to its IPv4 TCP connections that the other end has
+    /// not read yet (its sockets' unacknowledged `tx_queue` plus the peers' unread
+    /// `rx_queue`); nil when the tables cannot be read.
+    func unreadTCPBytes() -> Int? {
+        guard let rows = TCPTable.rows(), let inodes = socketInodes() else { return nil }
+        var unread = 0
+        for own in rows where inodes.contains(own.inode) {
+            unread += own.txQueue
+            for peer in rows where peer.local == own.remote && peer.remote == own.local { unread += peer.rxQueue }
+        }
+        return unread
+    }
+
+    /// True when this process listens on TCP port `port` (IPv4).
+    func listens(onPort port: Int) -> Bool {
+        guard let rows = TCPTable.rows(), let inodes = socketInodes() else { return false }
+        return rows.contains { $0.state == "0A" && $0.local.hasSuffix(":" + String(format: "%04X", port)) && inodes.contains($0.inode) }
+    }
+
+    /// The inodes of the process's sockets (`/proc/PID/fd`: `socket:[INODE]`).
+    private func socketInodes() -> Set<String>? {
+        guard let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd") else { return nil }
+        return Set(descriptors.compactMap { descriptor -> String? in
+            guard let link = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(descriptor)"),
+                  link.hasPrefix("socket:[") else { return nil }
+            return String(link.dropFirst("socket:[".count).dropLast())
+        })
+    }
+}
+
+/// The kernel's IPv4 TCP sockets (`/proc/net/tcp`), as the MQTT tests read them.
+struct TCPTable {
+    var local: Substring
+    var remote: Substring
+    var state: Substring
+    var txQueue: Int
+    var rxQueue: Int
+    var inode: String
+
+    /// `sl local rem st tx_queue:rx_queue tr:when retrnsmt uid timeout inode ...`
+    static func rows() -> [TCPTable]? {
+        guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else { return nil }
+        return table.split(separator: "\n").dropFirst().compactMap { line in
+            let fields = line.split(separator: " ")
+            guard fields.count > 9 else { return nil }
+            let queues = fields[4].split(separator: ":")
+            return TCPTable(local: fields[1], remote: fields[2], state: fields[3], txQueue: Int(queues.first ?? "", radix: 16) ?? 0,
+                            rxQueue: Int(queues.last ?? "", radix: 16) ?? 0, inode: String(fields[9]))
+        }
+    }
 }
 
 /// A private CA and a certificate for 127.0.0.1 signed by it, made with openssl.

@@ -86,11 +86,8 @@ final class MountedFileSystem {
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         guard let result = try? ToolRunner(executable: fusefat).run(["-o", "rw+", image, path]), result.succeeded else { return nil }
         // fusefat answers from its own process: wait until the mount is there.
-        for _ in 0..<100 {
-            if isMountPoint(path) { return MountedFileSystem(path: path, kind: .fusefat, image: image) }
-            usleep(20_000)
-        }
-        return nil
+        guard waitUntil({ isMountPoint(path) }) else { return nil }
+        return MountedFileSystem(path: path, kind: .fusefat, image: image)
     }
 
     /// Unmounts and mounts the same image again (data must have reached the image).
@@ -117,7 +114,7 @@ final class MountedFileSystem {
             if (try? ToolRunner(executable: SystemTool.find("fusermount") ?? "/bin/fusermount").run(["-u", path]))?.succeeded != true {
                 _ = try? SystemTool.run("umount", ["-l", path])
             }
-            for _ in 0..<100 where Self.isMountPoint(path) { usleep(20_000) }
+            waitUntil { !Self.isMountPoint(path) }
         }
     }
 

@@ -34,14 +34,12 @@ import Glibc
 
     /// Waits until the journal holds `count` records (or gives up after `timeout`).
     static func waitForRecords(_ journal: String, count: UInt64, timeout: Duration = ToolRunner.hangGuard) -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if let journal = try? Journal(path: journal), let stats = try? journal.statistics(), stats.records >= count {
-                return stats.records == count
-            }
-            sleepMilliseconds(10)
+        var records: UInt64 = 0
+        waitUntil(timeout: timeout) {
+            records = (try? Journal(path: journal).statistics().records) ?? 0
+            return records >= count
         }
-        return false
+        return records == count
     }
 
     @Test func killNineAtRandomMomentsAndRestart() throws {

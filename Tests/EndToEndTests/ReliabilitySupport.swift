@@ -399,10 +399,8 @@ enum FaultTools {
     }
 
     static func unmount(_ path: String) {
-        for _ in 0..<20 {
-            if let result = try? ToolRunner(executable: "/bin/umount").run([path]), result.succeeded { return }
-            usleep(100_000)
-        }
+        // Busy while a process still has a file open there: detached now, freed when it closes.
+        if (try? ToolRunner(executable: "/bin/umount").run([path]))?.succeeded == true { return }
         _ = try? ToolRunner(executable: "/bin/umount").run(["-l", path])
     }
 }
@@ -437,16 +435,14 @@ final class ReliabilityFIFO: @unchecked Sendable {
         shell.environment = runner.environment
         let child = try shell.start(["-c", "exec \"$0\" \"$@\" < \"$RELIABILITY_FIFO\"", runner.executable] + arguments,
                                     environment: environment.merging(["RELIABILITY_FIFO": path]) { $1 })
-        let deadline = ContinuousClock.now + ToolRunner.hangGuard
-        while fd < 0 {
+        // No reader yet is ENXIO: wait for the reader (the event), any other error ends it.
+        var failure: Int32 = 0
+        waitUntil {
             fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
-            if fd < 0 {
-                guard errno == ENXIO, ContinuousClock.now < deadline else {
-                    throw ToolRunnerError(description: "no reader opened \(path): errno \(errno)")
-                }
-                usleep(10_000)
-            }
+            failure = fd < 0 ? errno : 0
+            return fd >= 0 || failure != ENXIO
         }
+        guard fd >= 0 else { throw ToolRunnerError(description: "no reader opened \(path): errno \(failure)") }
         return child
     }
 

@@ -276,12 +276,13 @@ final class RunningTool: @unchecked Sendable {
     var stderrSoFar: String { String(decoding: stderrBuffer, as: UTF8.self) }
 
     /// Waits until standard error holds `text` (the event a test waits for: a message the
-    /// tool prints when it gets there); false when the tool ended, or the hang guard passed,
-    /// without it.
-    func waitForStderr(containing text: String, timeout: Duration = ToolRunner.hangGuard) -> Bool {
+    /// tool prints when it gets there), `count` times; false when the tool ended, or the
+    /// hang guard passed, without it.
+    func waitForStderr(containing text: String, count: Int = 1, timeout: Duration = ToolRunner.hangGuard) -> Bool {
         let deadline = ContinuousClock.now + timeout
-        while !stderrSoFar.contains(text) {
-            guard stderrFD >= 0, ContinuousClock.now < deadline else { return stderrSoFar.contains(text) }
+        func seen() -> Bool { stderrSoFar.components(separatedBy: text).count - 1 >= count }
+        while !seen() {
+            guard stderrFD >= 0, ContinuousClock.now < deadline else { return seen() }
             pollOutput(until: deadline)
         }
         return true

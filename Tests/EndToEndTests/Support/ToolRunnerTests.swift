@@ -39,25 +39,24 @@ import Glibc
         #expect(killed.termination == .signaled(SIGKILL))
         #expect(killed.signal == SIGKILL)
 
-        let clock = ContinuousClock()
-        let started = clock.now
         let slow = try shell.run(["-c", "sleep 30"], timeout: .milliseconds(300))
         #expect(slow.timedOut)
-        #expect(clock.now - started < .seconds(10))
+        // Killed, not waited for (sleep's own end would be exit 0): no wall-clock bound.
+        #expect(slow.termination == .signaled(SIGKILL), "\(slow)")
     }
 
     @Test func streamsLinesAndKillsOnDemand() throws {
         let child = try shell.start(["-c", "i=0; while true; do echo tick $i; i=$((i+1)); sleep 0.01; done"])
         var lines: [String] = []
         while lines.count < 3 {
-            let (line, timedOut) = child.readLine(timeout: .seconds(10))
+            let (line, timedOut) = child.readLine()
             #expect(!timedOut)
             guard let line else { break }
             lines.append(line)
         }
         #expect(lines == ["tick 0", "tick 1", "tick 2"])
         child.killGroup(SIGKILL)
-        let result = child.wait(timeout: .seconds(10))
+        let result = child.wait()
         #expect(result.termination == .signaled(SIGKILL))
         #expect(result.stdoutLines.starts(with: lines), "wait returns everything, lines already read included")
     }
