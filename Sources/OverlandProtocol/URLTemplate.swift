@@ -13,10 +13,16 @@ import OverlandJSON
 public struct URLTemplate: Sendable, Equatable {
     /// The URL as configured, placeholders included.
     public let template: String
+    /// Whether the URL holds any placeholder (and so needs a point to be expanded); found
+    /// once, here: an encoder asks for every line it takes.
+    public let hasPlaceholders: Bool
 
     /// Creates a template from a configured endpoint URL.
     public init(_ template: String) {
         self.template = template
+        var found = false
+        Self.scan(template) { _ in found = true } literal: { _ in }
+        hasPlaceholders = found
     }
 
     /// The placeholders, longest first so that matching is unambiguous.
@@ -28,18 +34,11 @@ public struct URLTemplate: Sendable, Equatable {
 
     enum Token { case timestamp, latitude, longitude, speed, accuracy, altitude, battery }
 
-    /// Whether the URL holds any placeholder (and so needs a point to be expanded).
-    public var hasPlaceholders: Bool {
-        var found = false
-        scan { _ in found = true } literal: { _ in }
-        return found
-    }
-
     /// The URL with every placeholder replaced by the percent-encoded value from `point`.
     public func expanded(with point: LocationFeature?) -> String {
         var output: [UInt8] = []
         output.reserveCapacity(template.utf8.count + 64)
-        scan { token in
+        Self.scan(template) { token in
             if let point { output.append(contentsOf: Self.percentEncoded(Self.value(token, of: point))) }
         } literal: { byte in
             output.append(byte)
@@ -47,7 +46,7 @@ public struct URLTemplate: Sendable, Equatable {
         return String(decoding: output, as: UTF8.self)
     }
 
-    private func scan(placeholder: (Token) -> Void, literal: (UInt8) -> Void) {
+    private static func scan(_ template: String, placeholder: (Token) -> Void, literal: (UInt8) -> Void) {
         let bytes = Array(template.utf8)
         var index = 0
         outer: while index < bytes.count {
