@@ -41,6 +41,16 @@ import Testing
         #expect(outcome.coverage.tripsWrittenAgain == 1)
     }
 
+    /// Seed 67: a trip stop cut after its record's commit, before it cleared the trip; the
+    /// next stop finds the record in the journal (`TripSummary.isRecorded`) and only clears
+    /// the trip. With `isRecorded` never set (a scratch build) it fails: trip-twice.
+    @Test func stopAfterACutDoesNotWriteTheTripAgain() async {
+        let outcome = await Explorer().run(seed: 67)
+        #expect(outcome.violation == nil, "\(outcome.violation.map { "\($0)" } ?? "")")
+        #expect(outcome.coverage.cutsInTripStops > 0)
+        #expect(outcome.coverage.tripRecords > 0)
+    }
+
     /// A record on the stick and unsent in the source, no move pending: found.
     @Test func recordSendableFromBothIsFound() throws {
         let stick = Invariants.Stick(seen: [7: 0], cursor: 0)
