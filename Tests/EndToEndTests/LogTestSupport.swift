@@ -349,9 +349,7 @@ extension RunningTool {
 
     /// True while the process runs (not yet exited, or a zombie not yet reaped by `wait`).
     var isRunning: Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return false }
-        let state = stat[stat.index(close, offsetBy: 2)]
+        guard let state = processState("/proc/\(pid)/stat") else { return false }
         return state != "Z" && state != "X"
     }
 }

@@ -67,12 +67,12 @@ final class MosquittoBroker: @unchecked Sendable {
         }
     }
 
-    /// Starts mosquitto and waits until it is the one listening on the port (`/proc/net/tcp`:
-    /// another test's listener there would also accept); false when it ended instead.
+    /// Starts mosquitto and waits until the port accepts connections; false when it ended
+    /// instead (the port was taken).
     private func launch() throws -> Bool {
         let child = try ToolRunner(executable: Self.executable).start(["-c", configPath])
         process = child
-        if waitUntil({ child.listens(onPort: port) || !child.isRunning }), child.listens(onPort: port) { return true }
+        if waitUntil({ LoopbackPort.accepts(port) || !child.isRunning }), child.isRunning { return true }
         child.kill()
         return false
     }
@@ -206,11 +206,7 @@ extension RunningTool {
     /// `/proc/PID/task/TID/stat`), so none is still inside a write.
     var isStopped: Bool {
         guard let threads = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task"), !threads.isEmpty else { return false }
-        return threads.allSatisfy { thread in
-            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return false }
-            return stat[stat.index(close, offsetBy: 2)] == "T"
-        }
+        return threads.allSatisfy { processState("/proc/\(pid)/task/\($0)/stat") == "T" }
     }
 
     /// The bytes this process wrote to its IPv4 TCP connections that the other end has
@@ -224,12 +220,6 @@ extension RunningTool {
             for peer in rows where peer.local == own.remote && peer.remote == own.local { unread += peer.rxQueue }
         }
         return unread
-    }
-
-    /// True when this process listens on TCP port `port` (IPv4).
-    func listens(onPort port: Int) -> Bool {
-        guard let rows = TCPTable.rows(), let inodes = socketInodes() else { return false }
-        return rows.contains { $0.state == "0A" && $0.local.hasSuffix(":" + String(format: "%04X", port)) && inodes.contains($0.inode) }
     }
 
     /// The inodes of the process's sockets (`/proc/PID/fd`: `socket:[INODE]`).
@@ -247,7 +237,6 @@ extension RunningTool {
 struct TCPTable {
     var local: Substring
     var remote: Substring
-    var state: Substring
     var txQueue: Int
     var rxQueue: Int
     var inode: String
@@ -259,7 +248,7 @@ struct TCPTable {
             let fields = line.split(separator: " ")
             guard fields.count > 9 else { return nil }
             let queues = fields[4].split(separator: ":")
-            return TCPTable(local: fields[1], remote: fields[2], state: fields[3], txQueue: Int(queues.first ?? "", radix: 16) ?? 0,
+            return TCPTable(local: fields[1], remote: fields[2], txQueue: Int(queues.first ?? "", radix: 16) ?? 0,
                             rxQueue: Int(queues.last ?? "", radix: 16) ?? 0, inode: String(fields[9]))
         }
     }

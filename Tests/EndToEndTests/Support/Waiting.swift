@@ -34,3 +34,11 @@ enum LoopbackPort {
         }
     }
 }
+
+/// The state letter of a process or thread (`R`, `S`, `T` stopped, `Z` zombie...) from its
+/// `/proc/.../stat`; nil when it is gone.
+func processState(_ statPath: String) -> Character? {
+    guard let stat = try? String(contentsOfFile: statPath, encoding: .utf8), let close = stat.lastIndex(of: ")"),
+          let state = stat[close...].dropFirst(2).first else { return nil }
+    return state
+}
