@@ -151,6 +151,11 @@ final class RunningTool: @unchecked Sendable {
         }
         posix_spawn_file_actions_adddup2(&actions, output.write, 1)
         posix_spawn_file_actions_adddup2(&actions, errors.write, 2)
+        // Nothing else of the test process reaches the child: a listening socket of another
+        // test's server (NIO's are not close-on-exec) inherited by a long-lived child (a
+        // mosquitto) would keep accepting connections meant to be refused after that server
+        // stopped, and hold its port.
+        closeFromThree(&actions)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -349,3 +354,15 @@ final class RunningTool: @unchecked Sendable {
 /// would keep a reader from ever seeing end of file.
 @_silgen_name("pipe2")
 private func systemPipe2(_ fds: UnsafeMutablePointer<Int32>, _ flags: Int32) -> Int32
+
+/// `posix_spawn_file_actions_addclosefrom_np(actions, 3)` (glibc 2.34; Swift's Glibc module
+/// does not declare it, so it is looked up): the child closes every descriptor above 2.
+private func closeFromThree(_ actions: inout posix_spawn_file_actions_t) {
+    typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
+        preconditionFailure("posix_spawn_file_actions_addclosefrom_np is missing: glibc 2.34 or later is needed")
+    }
+    let status = unsafeBitCast(symbol, to: AddCloseFrom.self)(&actions, 3)
+    precondition(status == 0, "posix_spawn_file_actions_addclosefrom_np: \(status)")
+}
+

@@ -34,6 +34,18 @@ import Glibc
         #expect(try shell.run(["-c", "read x; echo \"[$x]\""]).stdoutLines == ["[]"], "no stdin means /dev/null")
     }
 
+    @Test("a child inherits no descriptor but its standard streams, not even one open without close-on-exec")
+    func childrenInheritOnlyTheirStandardStreams() throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(listener >= 0)
+        defer { close(listener) }
+        // /proc/self/fd of the shell: 0, 1, 2, and the directory ls has open to list it.
+        let result = try shell.run(["-c", "ls /proc/$$/fd"])
+        #expect(result.succeeded, "\(result)")
+        #expect(result.stdoutLines.compactMap(Int.init).filter { $0 > 2 }.isEmpty, "\(result.stdoutLines)")
+        #expect(result.stdoutLines.contains("2"), "\(result.stdoutLines)")
+    }
+
     @Test func reportsSignalsAndTimeouts() throws {
         let killed = try shell.run(["-c", "kill -9 $$"])
         #expect(killed.termination == .signaled(SIGKILL))

@@ -22,7 +22,7 @@ func waitUntil(timeout: Duration = ToolRunner.hangGuard, _ condition: () -> Bool
 enum LoopbackPort {
     /// True when something accepts connections on 127.0.0.1:`port` now.
     static func accepts(_ port: Int) -> Bool {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         var address = sockaddr_in()
