@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// The step of a move that gives a moved segment up: the source's cursors pass it, then
 /// its source file goes (journal-format.md section 12, step 3 and 4).
 extension Journal {
@@ -7,21 +13,29 @@ extension Journal {
     /// is the default reader's cursor and is the only one written. A crash between two of these writes
     /// leaves the floor below `end`: the next run finds the segment complete in the target
     /// and writes the rest (journal-format.md section 12).
+    ///
+    /// Each decision goes by the cursor files, never by a progress record: a progress record
+    /// is not fsynced, so a reader found past `end` only there would keep a cursor file below
+    /// it, the floor would stay below it, and the source file deleted next would be one the
+    /// next run still needs (issue 26, seed 709559427). A reader whose progress record is past
+    /// `end` gets its cursor file written there. The floor is checked at `end` before this
+    /// returns: the source file goes only after that.
     func passCursors(to end: UInt64) throws(JournalError) {
         let names = try cursorNames()
         for name in names {
-            switch try readCursor(for: name) {
-            case .valid(let next) where next >= end: continue
-            case .valid: break
-            case .refused(_, let reason): throw .untrusted(path: cursorPath(for: name), reason: reason)
-            }
-            try writeNamedCursor(name, end)
+            guard try durableCursor(for: name) < end else { continue }
+            try writeNamedCursor(name, max(end, try cursor(for: name)))
             FaultPoint.reach("move.after-reader-cursor")
         }
         if names.isEmpty {
             if try cursor() < end { try writingCursor(of: .default, at: end) { () throws(JournalError) in try writeFloor(end) } }
         } else {
             try updateFloor()
+        }
+        let floor = try cursor()
+        guard floor >= end else {
+            throw .io(operation: "cannot pass the cursors", path: cursorPath,
+                      reason: "the floor stays at \(floor), below the moved segment's end \(end)", code: EIO)
         }
     }
 

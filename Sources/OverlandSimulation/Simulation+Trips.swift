@@ -30,24 +30,33 @@ extension Simulation {
     /// stop cut short by a power cut before it cleared the trip: `TripSummary.isRecorded`).
     /// When that record has left the journal since (moved to the stick, or removed by
     /// retention once every destination had it), the stop cannot see it and writes it
-    /// again: a duplicate, never a loss (`Model.tripsWrittenAgain`).
+    /// again: a duplicate, never a loss (`Model.tripsWrittenAgain`). It is counted so before
+    /// the stop runs, since a power cut inside the stop may keep the second copy without the
+    /// stop returning (issue 26, seed 709558469): every check then treats it alike.
     func stopTrip(_ journal: Journal, _ appender: JournalAppender) throws {
         guard let trip = try Trip.active(in: journal) else { return }
         let id = Invariants.tripID(start: trip.start)
         let hadRecord = model.committed.contains(id)
         let heldBefore = try Self.holds(id, in: journal, from: trip.startSequence)
         let end = try journal.endSequence()
+        let mayWriteAgain = hadRecord && !heldBefore && !model.tripsWrittenAgain.contains(id)
+        if mayWriteAgain { allowTripWrittenAgain(id, by: 1) }
         disk.now += 1
         guard try AutomaticTripStop.stop(in: journal, appender: appender, settings: Self.tripSettings, now: disk.now) else { return }
-        if hadRecord, try Self.holds(id, in: journal, from: end) {
-            if heldBefore {
-                throw SimulationFailure(kind: "trip-twice", message: "the record of the trip started at \(trip.start) was written again by a stop after a cut, though the journal held it")
-            }
-            model.tripsWrittenAgain.insert(id)
-            for index in model.resendAllowance.indices { model.resendAllowance[index] += 1 }
-            coverage.tripsWrittenAgain += 1
+        let writtenAgain = hadRecord ? try Self.holds(id, in: journal, from: end) : false
+        if writtenAgain && heldBefore {
+            throw SimulationFailure(kind: "trip-twice", message: "the record of the trip started at \(trip.start) was written again by a stop after a cut, though the journal held it")
         }
+        if writtenAgain { coverage.tripsWrittenAgain += 1 }
+        if mayWriteAgain && !writtenAgain { allowTripWrittenAgain(id, by: -1) }
         model.committed.insert(id)
+    }
+
+    /// Counts (`by` 1) or uncounts (-1) a trip record a stop may write a second time: its
+    /// id allowed twice (`Model.tripsWrittenAgain`), each receiver's resend allowance one more.
+    func allowTripWrittenAgain(_ id: Int, by change: Int) {
+        if change > 0 { model.tripsWrittenAgain.insert(id) } else { model.tripsWrittenAgain.remove(id) }
+        for index in model.resendAllowance.indices { model.resendAllowance[index] += change }
     }
 
     /// Whether `journal` holds the record `id` at or past `sequence`.
