@@ -160,12 +160,16 @@ def compare(sent, held):
         return (round(lat * 1e6), round(lon * 1e6))
     counts = {}
     for tst, lat, lon in held:
-        counts.setdefault(key(lat, lon), []).append(tst)
+        counts.setdefault(key(lat, lon), []).append((tst, lat, lon))
     found = 0
     duplicates = 0
     for tst, lat, lon in sent:
-        times = counts.get(key(lat, lon), [])
-        matching = [t for t in times if t is None or t == tst]
+        # Within 1e-6 degrees, as overland compares: the neighbouring cells too (a receiver
+        # that keeps 6 decimals rounds the last one either way).
+        a, o = key(lat, lon)
+        near = [h for da in (-1, 0, 1) for do in (-1, 0, 1) for h in counts.get((a + da, o + do), [])
+                if abs(h[1] - lat) <= 1.5e-6 and abs(h[2] - lon) <= 1.5e-6]
+        matching = [h for h in near if h[0] is None or h[0] == tst]
         if matching:
             found += 1
             duplicates += len(matching) - 1
