@@ -7,7 +7,7 @@ Recorder-shaped server, with `verify` off and on, best of --reps each.
 The server (Python, HTTP/1.1 keep-alive, 127.0.0.1) is shaped from the Recorder's source
 as the end-to-end tests' stand-in is: `POST /pub?u=&d=` files an OwnTracks location and
 answers `[]`; `GET /api/0/locations?user&device&from&to` answers `{"data":[..]}` for the
-range (times `%Y-%m-%dT%H:%M:%S`, UTC). The journal comes from bench/gen_nmea.py through
+range, both bounds exclusive (times `%Y-%m-%dT%H:%M:%S`, UTC), user and device as filed. The journal comes from bench/gen_nmea.py through
 overland-log, and each run drains a fresh copy of it. Target: verify on costs at most
 1.5x verify off. Prints one Markdown table.
 """
@@ -42,10 +42,18 @@ class Store:
             points.insert(index, (tst, lat, lon))
 
     def range(self, key, low, high):
+        """Strictly between `low` and `high`: the Recorder's storage.c skips
+        `secs <= s_lo || secs >= s_hi`."""
         with self.lock:
             times = self.times.get(key, [])
             points = self.points.get(key, [])
-            return points[bisect.bisect_left(times, low):bisect.bisect_right(times, high)]
+            return points[bisect.bisect_right(times, low):bisect.bisect_left(times, high)]
+
+
+def filed(name):
+    """`name` as the Recorder files it (util.c `ut_lower`): ASCII letters lowered, every
+    other byte but a digit `-`."""
+    return "".join(chr(b).lower() if chr(b).isascii() and chr(b).isalnum() else "-" for b in name.encode())
 
 
 def recorder_time(text):
@@ -78,7 +86,7 @@ def make_handler(store):
                 return self.reply(404, "")
             message = json.loads(body)
             if message.get("_type") == "location":
-                store.add(query.get("u", "") + "/" + query.get("d", ""), message["tst"], message["lat"], message["lon"])
+                store.add(filed(query.get("u", "")) + "/" + filed(query.get("d", "")), message["tst"], message["lat"], message["lon"])
             self.reply(200, "[]")
 
         def do_GET(self):
@@ -90,7 +98,7 @@ def make_handler(store):
             low = recorder_time(query["from"]) if "from" in query else now - 6 * 3600
             high = recorder_time(query["to"]) if "to" in query else now
             data = [{"_type": "location", "tst": t, "lat": a, "lon": o}
-                    for (t, a, o) in store.range(query["user"] + "/" + query["device"], low, high)]
+                    for (t, a, o) in store.range(query["user"].lower() + "/" + query["device"].lower(), low, high)]
             self.reply(200, json.dumps({"data": data, "status": 200}))
 
     return Handler

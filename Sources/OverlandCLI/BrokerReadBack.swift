@@ -11,7 +11,8 @@ enum BrokerReadBack {
     static func reader(for mqtt: MQTTDestination, destination: Destination) throws(ReadBackError) -> any ReadBackReader {
         if let problem = ReadBackReaders.loggingModeProblem(mqtt.loggingMode.rawValue) { throw problem }
         let messages = OwnTracksMessages(destination: mqtt)
-        return try ReadBackReaders.reader(forBrokerTopic: messages.deviceTopic, trackerName: mqtt.discovery ? messages.trackerName : nil,
+        let discovery = ReadBackReaders.Discovery(objectID: messages.discoveryObjectID, identifier: messages.discoveryIdentifier)
+        return try ReadBackReaders.reader(forBrokerTopic: messages.deviceTopic, discovery: mqtt.discovery ? discovery : nil,
                                           verifyURL: destination.verifyURL, verifyToken: destination.verifyToken)
     }
 

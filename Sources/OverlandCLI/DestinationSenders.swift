@@ -103,6 +103,7 @@ struct DestinationSenders {
         mqtt.sendIntervalSeconds = destination.sendInterval.seconds
         mqtt.pubRetain = destination.pubRetain
         mqtt.commands = MQTTDestination.Commands(rawValue: destination.commands.rawValue) ?? .report
+        mqtt.resendRate = destination.resendRate
         mqtt.maxTime = maxTime
         // A test hook, for the tests only (README, Tests): a broker that never answers is
         // waited on this long, so that a test sees what happens meanwhile without racing

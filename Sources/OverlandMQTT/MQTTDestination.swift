@@ -54,6 +54,8 @@ public struct MQTTDestination: Sendable, Equatable {
     public var pubRetain = true
     /// Which commands on `TOPIC/cmd` are obeyed.
     public var commands = Commands.report
+    /// Points a second read-back sends again (`ResendPace`).
+    public var resendRate = ResendPace.defaultPerSecond
 
     /// Which commands on `TOPIC/cmd` are obeyed: any client the broker lets publish there
     /// can send them, so changing the settings is opt-in.

@@ -413,18 +413,23 @@ public final class MQTTSender: SyncDestination {
     // MARK: - Read-back
 
     /// Publishes journal lines again (`MQTTResender`: points the broker's subscriber did not
-    /// store), QoS 1 and not retained, each waiting for its PUBACK; with `endingWithNewest`
-    /// then the journal's newest point once more (retained with `pub_retain`): a subscriber
-    /// that shows where the device is (Home Assistant) ends at the newest position, not at
-    /// an old one sent again. Connects when needed and, unless it listens for commands,
-    /// disconnects after.
+    /// store), QoS 1 and not retained, each waiting for its PUBACK, at the pace its
+    /// subscriber can take (`resend_rate`, `ResendPace`: the connection kept alive meanwhile); with
+    /// `endingWithNewest` then the journal's newest point once more (retained with
+    /// `pub_retain`): a subscriber that shows where the device is (Home Assistant) ends at
+    /// the newest position, not at an old one sent again. Connects when needed and, unless
+    /// it listens for commands, disconnects after.
     public func republish(_ lines: [ArraySlice<UInt8>], endingWithNewest: Bool = false) throws(MQTTError) {
         let broker = try destination.validate()
         defer { if !listensForCommands { close(gracefully: true) } }
+        var pace = ResendPace(perSecond: destination.resendRate)
         do {
             try connectIfNeeded(broker: broker)
             for line in lines {
-                for message in messages.messages(forRecord: line) { try publishAndWait(message) }
+                for message in messages.messages(forRecord: line) {
+                    try wait(until: pace.slot(now: timing.monotonicClock()))
+                    try publishAndWait(message)
+                }
             }
             if endingWithNewest, let newest = newestPoint() { try publishAndWait(messages.location(newest, retain: destination.pubRetain)) }
         } catch let error as MQTTError {
@@ -433,6 +438,17 @@ public final class MQTTSender: SyncDestination {
         } catch {
             close(gracefully: false)
             throw .tryLater("\(error)")
+        }
+    }
+
+    /// Keeps the connection alive (keep-alive, PUBACKs) until `instant`.
+    private func wait(until instant: ContinuousClock.Instant) throws(MQTTError) {
+        guard let client else { throw .tryLater("not connected") }
+        while true {
+            let left = instant - timing.monotonicClock()
+            guard left > .zero else { return }
+            let milliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
+            try client.step(timeoutMilliseconds: Int32(max(1, min(100, milliseconds))))
         }
     }
 

@@ -46,24 +46,29 @@ public struct OwnTracksMessages: Sendable {
 
     /// The tracker's name in the discovery config: the device part (`van` of `alice/van`):
     /// Home Assistant shows the device name before the entity name, so the whole id would
-    /// read "alice/van alice/van". An entity named as its device takes the device's name
-    /// alone, and its entity id is `device_tracker.` and the name slugified (read back).
+    /// read "alice/van alice/van".
     public var trackerName: String {
         identity.device ?? topic.value.split(separator: "/").last.map(String.init) ?? topic.value
     }
+
+    /// The discovery config's object id, one tracker per device topic: `owntracks/alice/van`
+    /// is `owntracks_alice_van`, and Home Assistant's entity `device_tracker.owntracks_alice_van`.
+    public var discoveryObjectID: String { HomeAssistantDiscovery.objectID(sanitising: topic.value) }
+
+    /// The identifier of the tracker's device in Home Assistant's registry (under `mqtt`):
+    /// how read-back finds the entity whatever Home Assistant named it.
+    public var discoveryIdentifier: String { "overland_" + discoveryObjectID }
 
     /// Home Assistant's discovery config for the device, retained: a `device_tracker`
     /// whose attributes and availability are read from the OwnTracks messages on the device
     /// topic (one publish per point serves OwnTracks and Home Assistant alike).
     public func discovery() -> Message {
-        // One tracker per device topic: `owntracks/alice/van` is `owntracks_alice_van`.
         let source = trackerName
-        let objectID = HomeAssistantDiscovery.objectID(sanitising: topic.value)
         let config = HomeAssistantDiscovery.deviceTracker(
-            objectID: objectID, name: source, jsonAttributesTopic: topic.value,
+            objectID: discoveryObjectID, name: source, jsonAttributesTopic: topic.value,
             jsonAttributesTemplate: HomeAssistantDiscovery.ownTracksAttributesTemplate,
             availability: .ownTracks(topic),
-            device: HomeAssistantDiscovery.Device(identifiers: ["overland_" + objectID], name: source, model: "overland-log"),
+            device: HomeAssistantDiscovery.Device(identifiers: [discoveryIdentifier], name: source, model: "overland-log"),
             prefix: destination.discoveryPrefix)
         return Message(topic: config.topic, payload: config.payload, retained: true)
     }

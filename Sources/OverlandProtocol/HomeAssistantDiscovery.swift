@@ -5,7 +5,7 @@ import OverlandJSON
 ///
 /// The config goes, retained, to `homeassistant/device_tracker/<object_id>/config`:
 ///
-///     {"name":"van","unique_id":"overland_owntracks_alice_van",
+///     {"name":"van","unique_id":"overland_owntracks_alice_van","object_id":"owntracks_alice_van",
 ///      "json_attributes_topic":"homeassistant/device_tracker/owntracks_alice_van/attributes",
 ///      "source_type":"gps","qos":1,
 ///      "availability":[{"topic":"owntracks/alice/van",
@@ -95,7 +95,8 @@ public enum HomeAssistantDiscovery {
     /// (`PREFIX/device_tracker/OBJECT_ID/config`) and JSON payload. Publish it retained.
     ///
     /// `objectID` is made safe with `objectID(sanitising:)` (only `[a-zA-Z0-9_-]` is
-    /// allowed in a discovery topic); `unique_id` is `overland_` and the object id.
+    /// allowed in a discovery topic); `unique_id` is `overland_` and the object id, and
+    /// `object_id` the object id (the entity id Home Assistant gives).
     /// An empty `name` takes the device's.
     public static func deviceTracker(
         objectID: String, name: String, stateTopic: String? = nil, jsonAttributesTopic: String,
@@ -108,6 +109,12 @@ public enum HomeAssistantDiscovery {
         writer.appendString(name.isEmpty ? device.name : name)
         writer.appendRaw(#","unique_id":"#)
         writer.appendString("overland_" + id)
+        // The entity id Home Assistant gives (`device_tracker.OBJECT_ID` while free), not
+        // one made of the device's and the entity's names (`van_van` since 2024.2).
+        // 2025.10 renamed the key `default_entity_id`; versions before drop that key
+        // unread, and the reader finds the tracker by its device identifier either way.
+        writer.appendRaw(#","object_id":"#)
+        writer.appendString(id)
         if let stateTopic {
             writer.appendRaw(#","state_topic":"#)
             writer.appendString(stateTopic)

@@ -22,6 +22,9 @@ public struct ReceiverRequest: Sendable, Equatable {
     public var headers: [Header]
     /// The JSON body.
     public var body: [UInt8]
+    /// The most bytes of reply taken for this request, nil for the transport's own limit
+    /// (a receiver's acknowledgement is small; a read-back's answer holds the points asked).
+    public var replyLimit: Int?
 
     /// Creates a request.
     public init(url: String, headers: [Header], body: [UInt8]) {

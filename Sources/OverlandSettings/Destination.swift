@@ -48,6 +48,9 @@ public struct Destination: Sendable, Equatable {
     public var pubRetain = true
     /// Which commands on the MQTT `TOPIC/cmd` are obeyed.
     public var commands: RemoteCommands = .report
+    /// Points a second that read-back sends again through an MQTT broker (OverlandMQTT's
+    /// `ResendPace`): as fast as the broker's subscriber takes them, not as the broker does.
+    public var resendRate = 10
     /// Whether every run reads back what the receiver stored (`ReadBackPass`).
     public var verify = false
     /// Where reading back asks, instead of the address derived from `url`.

@@ -20,7 +20,8 @@ import OverlandProtocol
 ///   after the backoff); connecting is bounded by `connectTimeout`, the whole exchange,
 ///   reply body included, by the deadline the engine passes, and an idle connection by
 ///   the request timeout too.
-/// - The reply body is read up to `replyLimit` bytes; a longer one is a failed attempt.
+/// - The reply body is read up to `replyLimit` bytes (the request's own, when it has one);
+///   a longer one is a failed attempt.
 ///
 /// Call `shutdown()` when done; `withTransport` does it for you.
 public final class HTTPClientTransport: Transport {
@@ -86,7 +87,7 @@ public final class HTTPClientTransport: Transport {
         if httpRequest.method == .POST { httpRequest.body = .bytes(ByteBuffer(bytes: request.body)) }
         let prepared = httpRequest
         let client = client
-        let limit = replyLimit
+        let limit = request.replyLimit ?? replyLimit
         let deadline = NIODeadline.now() + Self.timeAmount(timeout)
         do {
             // AsyncHTTPClient's deadline stops at the reply head; the race with a timer

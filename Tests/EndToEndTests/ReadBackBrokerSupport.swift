@@ -91,7 +91,8 @@ final class BrokerFedRecorder: @unchecked Sendable {
         guard let found = Self.location(line), found.levels.count >= 3,
               let tst = (found.message["tst"] as? NSNumber)?.int64Value else { return }
         store.receive(StandInStore.Held(time: tst, latitude: found.latitude, longitude: found.longitude,
-                                        device: found.levels[1] + "/" + found.levels[2],
+                                        device: StandInStore.recorderFiled(String(found.levels[1])) + "/"
+                                            + StandInStore.recorderFiled(String(found.levels[2])),
                                         speed: (found.message["vel"] as? Double) ?? -1, recordedAt: StandInStore.now))
     }
 
@@ -104,9 +105,13 @@ final class BrokerFedRecorder: @unchecked Sendable {
 /// `components/mqtt/mixins.py`/`entity.py` `async_added_to_hass`): a subscriber on
 /// `homeassistant/#`, and, once the test has it process the config (`processConfig`), a
 /// second one on the config's `json_attributes_topic`, which gets the retained message at
-/// once and each later one. Each location it gets is a state of `device_tracker.NAME`
-/// (NAME the config's `name` slugified: an entity named as its device takes the device's
-/// name), recorded now, in the store whose `homeAssistant` script answers the history API.
+/// once and each later one. Each location it gets is a state of the tracker's entity,
+/// recorded now, in the store whose `homeAssistant` script answers the history API. The
+/// entity is registered for `(mqtt, the device's first identifier)` and named as Home
+/// Assistant 2024.3.3 names it (mqtt/mixins.py `_init_entity_id`, entity.py
+/// `_friendly_name_internal`): `device_tracker.OBJECT_ID` from the config's `object_id`,
+/// else the device's name and the entity's slugified (`van_van`: since 2024.2 an entity
+/// named as its device keeps both), `_2` after an id taken.
 final class BrokerFedHomeAssistant: @unchecked Sendable {
     let broker: MosquittoBroker
     let store: StandInStore
@@ -138,12 +143,20 @@ final class BrokerFedHomeAssistant: @unchecked Sendable {
                   line.hasPrefix("homeassistant/device_tracker/"), let space = line.firstIndex(of: " "),
                   let config = StandInStore.json(Array(line[line.index(after: space)...].utf8)) as? [String: Any],
                   let name = config["name"] as? String, let topic = config["json_attributes_topic"] as? String else { continue }
-            entityID = "device_tracker." + name.lowercased().map { $0.isLetter || $0.isNumber ? String($0) : "_" }.joined()
+            let device = config["device"] as? [String: Any]
+            let identifier = (device?["identifiers"] as? [String])?.first ?? ""
+            let suggested = config["object_id"] as? String ?? Self.slug((device?["name"] as? String).map { $0 + " " + name } ?? name)
+            entityID = store.entity(integration: "mqtt", identifier: identifier, suggested: "device_tracker." + suggested)
             tracker = try ToolRunner(executable: "/usr/bin/mosquitto_sub")
                 .start(["-h", "127.0.0.1", "-p", "\(broker.port)", "-q", "1", "-v", "-t", topic])
             return
         }
         throw ToolRunnerError(description: "no device_tracker config arrived")
+    }
+
+    /// Home Assistant's `slugify` for ASCII names.
+    static func slug(_ text: String) -> String {
+        text.lowercased().split { !($0.isASCII && ($0.isLetter || $0.isNumber)) }.joined(separator: "_")
     }
 
     /// Records what the tracker's topic brings until the store holds `count` states; the count.

@@ -7,10 +7,14 @@ import OverlandJournal
 /// shaped from the real projects' source (docs/receivers.md, "Reading back"):
 ///
 /// - OwnTracks Recorder: `/pub` files a location under the user and device of `u`/`d` (or
-///   `X-Limit-U`/`X-Limit-D`) and answers `[]` (recorder http.c); `/api/0/locations` needs
-///   `user` and `device` (http.c: 416 "user and device are required") and answers
-///   `{"data":[..]}` from `from` (absent: now - 6 h, storage.c `make_times`,
-///   `DEFAULT_HISTORY_HOURS` 6) to `to` (absent: now), times as `%Y-%m-%dT%H:%M:%S`.
+///   `X-Limit-U`/`X-Limit-D`) as util.c `pathn` names the directory (`recorderFiled`: ASCII
+///   letters lowered, every other byte but a digit `-`) and answers `[]` (recorder http.c);
+///   `/api/0/locations` needs `user` and `device` (http.c: 416 "user and device are
+///   required"), lowers them only (storage.c `lister`) and answers `{"data":[..]}` strictly
+///   between `from` (absent: now - 6 h, storage.c `make_times`, `DEFAULT_HISTORY_HOURS` 6)
+///   and `to` (absent: now): storage.c `candidate_line` skips `secs <= s_lo || secs >= s_hi`.
+///   Times as `%Y-%m-%dT%H:%M:%S`; each record as `line_to_location` writes it (about 300
+///   bytes), or only the members `fields` names.
 /// - Compass: `/api/input?token=W` takes `{"locations":[..]}` and answers
 ///   `{"result":"ok","saved":N}`; `/api/query?token=R&start&end&format=full` answers
 ///   `{"locations":[the features as sent]}` (Compass Api.php `input`, `query`).
@@ -19,10 +23,14 @@ import OverlandJournal
 ///   `{"timestamp","latitude","longitude"}` (strings, as its serializer writes them) with
 ///   `X-Current-Page` and `X-Total-Pages` (points_controller.rb `index`).
 /// - Home Assistant: the OwnTracks webhook `/api/webhook/ID` answers 200 `[]` and ignores
-///   a location without `acc` or with `acc` 0 (owntracks messages.py); history
-///   `/api/history/period/START?filter_entity_id&end_time` answers `[[state..]]` with
-///   `attributes.latitude`/`longitude` and `last_updated` = when it was recorded
-///   (history/__init__.py `HistoryPeriodView`), with a long-lived token.
+///   a location without `acc` or with `acc` 0 (owntracks messages.py); the tracker is the
+///   entity registered for `(owntracks, slug(USER_DEVICE))`, named `device_tracker.SLUG`
+///   or, when that id is taken (a decoy: `decoy(_:)`), `SLUG_2` (entity_registry.py
+///   `async_generate_entity_id`); history `/api/history/period/START?filter_entity_id&end_time`
+///   answers `[[state..]]` with `attributes.latitude`/`longitude` and `last_updated` = when
+///   it was recorded (history/__init__.py `HistoryPeriodView`), with a long-lived token;
+///   `POST /api/template` answers the tracker lookup `HomeAssistantReader` asks from the
+///   registry (the template's integration, identifier and guessed id read from its text).
 ///
 /// `keep(receipt, point)` decides what is kept: the lossy store, the one that drops
 /// fractional speeds, the one that refuses a region.
@@ -79,6 +87,72 @@ final class StandInStore: @unchecked Sendable {
     /// Puts `point` in the store as if it had been received from elsewhere.
     func inject(_ point: Held) { lock.withLock { held.append(point) } }
 
+    // MARK: Home Assistant's entity registry
+
+    /// Entity ids by the (integration, device identifier) they were registered for.
+    private var registry: [String: String] = [:]
+    /// Entity ids taken by something else (a state set through the API, another integration).
+    private var taken: Set<String> = []
+
+    /// The entity registered for `identifier` of `integration`, registering it as Home
+    /// Assistant does: `suggested` while free, else `suggested_2`, `_3`...
+    func entity(integration: String, identifier: String, suggested: String) -> String {
+        lock.withLock {
+            let key = integration + "\n" + identifier
+            if let known = registry[key] { return known }
+            var candidate = suggested
+            var number = 2
+            while taken.contains(candidate) || registry.values.contains(candidate) {
+                candidate = suggested + "_\(number)"
+                number += 1
+            }
+            registry[key] = candidate
+            return candidate
+        }
+    }
+
+    /// An entity `entityID` that is not the device's (a decoy): its id is taken.
+    func decoy(_ entityID: String) { lock.withLock { _ = taken.insert(entityID) } }
+
+    /// The answer to `HomeAssistantReader`'s lookup template: the entities registered for
+    /// its integration and identifier, and whether its guessed id exists.
+    func templateAnswer(_ template: String) -> [String: Any] {
+        func captures(_ pattern: String) -> [String] {
+            guard let expression = try? NSRegularExpression(pattern: pattern),
+                  let match = expression.firstMatch(in: template, range: NSRange(template.startIndex..., in: template)) else { return [] }
+            return (1..<match.numberOfRanges).compactMap { Range(match.range(at: $0), in: template).map { String(template[$0]) } }
+        }
+        let pair = captures(#"\('([^']*)', '([^']*)'\) in"#)
+        let guess = captures(#"expand\('([^']*)'\)"#).first ?? ""
+        return lock.withLock {
+            let ours = pair.count == 2 ? registry[pair[0] + "\n" + pair[1]].map { [$0] } ?? [] : []
+            let exists = taken.contains(guess) || registry.values.contains(guess)
+            return ["ours": ours, "taken": exists ? [guess] : []]
+        }
+    }
+
+    /// `name` as the OwnTracks Recorder files it (util.c `ut_lower`, C locale).
+    static func recorderFiled(_ name: String) -> String {
+        String(decoding: name.utf8.map { byte -> UInt8 in
+            if (65...90).contains(byte) { return byte + 32 }
+            return (97...122).contains(byte) || (48...57).contains(byte) ? byte : UInt8(ascii: "-")
+        }, as: UTF8.self)
+    }
+
+    /// A location as the Recorder's `line_to_location` answers it, with only `fields` when given.
+    static func recorderRecord(_ held: Held, fields: String?) -> [String: Any] {
+        let stamp = ISO8601UTC.string(from: held.time)
+        let record: [String: Any] = [
+            "_type": "location", "tst": held.time, "lat": held.latitude, "lon": held.longitude, "tid": "an", "acc": 5, "alt": 100,
+            "vel": 7, "cog": 10, "batt": 80, "bs": 1, "topic": "owntracks/" + held.device, "isorcv": stamp, "isotst": stamp,
+            "disptst": stamp.replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: ""),
+            "tzname": "Etc/UTC", "ghash": "u0yjjd6", "cc": "DE", "addr": "Marienplatz 1, 80331 Muenchen, Germany",
+        ]
+        guard let fields else { return record }
+        let wanted = Set(fields.split(separator: ",").map(String.init))
+        return record.filter { wanted.contains($0.key) }
+    }
+
     private func noteRead(_ uri: String) { lock.withLock { reads.append(uri) } }
 
     static func query(_ uri: String) -> [String: String] {
@@ -109,7 +183,8 @@ final class StandInStore: @unchecked Sendable {
                       let message = Self.json(request.body) as? [String: Any], message["_type"] as? String == "location",
                       let lat = message["lat"] as? Double, let lon = message["lon"] as? Double, let tst = message["tst"] as? Int
                 else { return LocalServer.text(400, "") }
-                receive(Held(time: Int64(tst), latitude: lat, longitude: lon, device: user + "/" + device,
+                receive(Held(time: Int64(tst), latitude: lat, longitude: lon,
+                             device: Self.recorderFiled(user) + "/" + Self.recorderFiled(device),
                              speed: (message["vel"] as? Double) ?? -1, recordedAt: Self.now))
                 return LocalServer.text(200, "[]")
             case ("GET", "/api/0/locations"):
@@ -120,8 +195,9 @@ final class StandInStore: @unchecked Sendable {
                 }
                 let from = query["from"].flatMap { ISO8601UTC.parse($0 + "Z") } ?? Self.now - 6 * 3600
                 let to = query["to"].flatMap { ISO8601UTC.parse($0 + "Z") } ?? Self.now
-                let data = points.filter { $0.device == user + "/" + device && $0.time >= from && $0.time <= to }
-                    .map { ["_type": "location", "tst": $0.time, "lat": $0.latitude, "lon": $0.longitude, "tid": "an"] as [String: Any] }
+                let key = user.lowercased() + "/" + device.lowercased()
+                let data = points.filter { $0.device == key && $0.time > from && $0.time < to }
+                    .map { Self.recorderRecord($0, fields: query["fields"]) }
                 return Self.reply(200, ["data": data, "status": 200, "version": "0.9.9"])
             default:
                 return LocalServer.text(404, "")
@@ -267,10 +343,19 @@ final class StandInStore: @unchecked Sendable {
                 else { return Self.reply(200, [Any]()) }
                 // messages.py: a location without acc, or with acc 0, does not move the tracker.
                 guard let acc = message["acc"] as? Int, acc > 0 else { return Self.reply(200, [Any]()) }
-                let parts = topic.split(separator: "/")
+                let slug = topic.split(separator: "/").dropFirst().joined(separator: "_").lowercased()
+                let entityID = entity(integration: "owntracks", identifier: slug, suggested: "device_tracker." + slug)
                 receive(Held(time: Int64(message["tst"] as? Int ?? 0), latitude: lat, longitude: lon,
-                             device: "device_tracker." + parts.dropFirst().joined(separator: "_").lowercased(), speed: -1, recordedAt: Self.now))
+                             device: entityID, speed: -1, recordedAt: Self.now))
                 return Self.reply(200, [Any]())
+            }
+            if request.method == "POST", path == "/api/template" {
+                guard request.header("Authorization") == "Bearer " + token else { return Self.reply(401, ["message": "401: Unauthorized"]) }
+                guard let template = (Self.json(request.body) as? [String: Any])?["template"] as? String else {
+                    return Self.reply(400, ["message": "Error rendering template"])
+                }
+                let data = (try? JSONSerialization.data(withJSONObject: templateAnswer(template))) ?? Data()
+                return .reply(status: 200, body: Array(data), headers: [("Content-Type", "text/plain; charset=utf-8")])
             }
             if request.method == "GET", path.hasPrefix("/api/history/period/") {
                 noteRead(request.uri)

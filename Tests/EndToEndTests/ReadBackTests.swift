@@ -44,6 +44,20 @@ import Testing
     /// Every point kept, once each, by time.
     private func times(_ store: StandInStore) -> Set<Int64> { Set(store.points.map(\.time)) }
 
+    /// Syncs until a run exits 0 with every acknowledged point compared (at most `runs`
+    /// runs): the runs' results, the last one's decisive.
+    private func syncUntilCompared(_ sandbox: LogSandbox, runs: Int = 3) throws -> [ToolResult] {
+        var results: [ToolResult] = []
+        for _ in 0..<runs {
+            results.append(try sync(sandbox))
+            let status = try sandbox.overland.run(["status", "--journal", sandbox.journal, "--json"])
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout)) as? [String: Any], "\(status)")
+            let destination = try #require((object["destinations"] as? [[String: Any]])?.first, "\(status)")
+            if results.last?.exitStatus == 0, destination["stored_through"] as? Int == destination["acknowledged"] as? Int { break }
+        }
+        return results
+    }
+
     // MARK: - OwnTracks Recorder
 
     @Test func lossyRecorderHoldsEveryPointAfterEachRun() throws {
@@ -60,10 +74,61 @@ import Testing
         }
         #expect(store.received > 120, "missing points were sent again")
         // The Recorder answers only the last 6 hours without `from`: every read names it.
-        #expect(!store.readQueries.isEmpty && store.readQueries.allSatisfy { $0.contains("from=2024-03-01T") && $0.contains("&to=") })
+        #expect(!store.readQueries.isEmpty && store.readQueries.allSatisfy { $0.contains("from=20") && $0.contains("&to=") })
         let saved = try state(sandbox)
         #expect(saved["stored_through"] as? Int == 120)
         #expect(saved["resends"] == nil)
+    }
+
+    /// The Recorder's `/api/0/locations` skips `secs <= from || secs >= to` (storage.c):
+    /// a read from the first point's second missed it, one comparison of 500 in each, and
+    /// audit's day read from midnight missed a point at 00:00:00.
+    @Test func recorderBoundsAreExclusiveAndTheFirstAndLastPointAreRead() throws {
+        let store = StandInStore()
+        let server = try LocalServer(store.recorder)
+        defer { server.stop() }
+        let sandbox = try sandbox(recorderSettings(server))
+        // t0 is 2024-03-01T00:00:00Z: the first point is at midnight.
+        try ReadBackJournal.append(points(0..<1_100), to: sandbox.journal)
+        let runs = try syncUntilCompared(sandbox)
+        #expect(runs.last?.exitStatus == 0, "\(runs)")
+        #expect(store.received == 1_100, "no point was sent again: every one was read back where it is")
+        let audit = try sandbox.overland.run(["destination", "audit", "default", "--journal", sandbox.journal, "--json"])
+        #expect(audit.exitStatus == 0, "\(audit)")
+        let days = try #require(try JSONSerialization.jsonObject(with: Data(audit.stdout)) as? [[String: Any]], "\(audit)")
+        #expect(days.first?["day"] as? String == "2024-03-01" && days.first?["missing"] as? Int == 0, "\(audit)")
+    }
+
+    /// The Recorder files `My Van` as `my-van` (util.c `ut_lower`) and answers for the name
+    /// it is asked, lowered: the reader asks for the name as filed.
+    @Test func recorderDeviceWithASpaceIsReadWhereTheRecorderFiledIt() throws {
+        let store = StandInStore()
+        let server = try LocalServer(store.recorder)
+        defer { server.stop() }
+        var settings = recorderSettings(server)
+        settings[3] = ["device_id", "Alice/My Van"]
+        let sandbox = try sandbox(settings)
+        try ReadBackJournal.append(points(0..<60), to: sandbox.journal)
+        let runs = try syncUntilCompared(sandbox)
+        #expect(runs.last?.exitStatus == 0, "\(runs)")
+        #expect(Set(store.points.map(\.device)) == ["alice/my-van"])
+        #expect(store.received == 60, "nothing sent again")
+        #expect(store.readQueries.allSatisfy { $0.contains("user=alice&device=my-van&") }, "\(store.readQueries.prefix(1))")
+    }
+
+    /// An older capture logged after newer points: one comparison spans every stored point
+    /// between them. The Recorder's full records (about 300 bytes each) made the answer more
+    /// than the 1 MiB an acknowledgement may have, and read-back failed at every run.
+    @Test func aComparisonSpanningMoreThanAMebibyteOfAnswerIsRead() throws {
+        let store = StandInStore()
+        let server = try LocalServer(store.recorder)
+        defer { server.stop() }
+        let sandbox = try sandbox(recorderSettings(server))
+        try ReadBackJournal.append(points(10_000..<14_800) + points(0..<300), to: sandbox.journal)
+        let runs = try syncUntilCompared(sandbox)
+        #expect(runs.last?.exitStatus == 0, "\(runs)")
+        #expect(store.received == 5_100, "nothing sent again")
+        #expect(store.readQueries.allSatisfy { $0.contains("&fields=tst%2Clat%2Clon") })
     }
 
     @Test func pointsRefusedForGoodEndTheRunWith65AndOneLine() throws {
@@ -204,6 +269,25 @@ import Testing
         #expect(result.exitStatus == 0, "\(result)")
         #expect(Set(store.points.map(\.latitude)).count == 30)
         #expect(store.readQueries.allSatisfy { $0.contains("filter_entity_id=device_tracker.bob_van") })
+    }
+
+    /// With `device_tracker.bob_van` already taken (a decoy), Home Assistant names the
+    /// device's tracker `bob_van_2`: the reader finds it by its device identifier and reads
+    /// it, never the decoy.
+    @Test func homeAssistantReadsTheDevicesTrackerNotADecoyOfItsName() throws {
+        let store = StandInStore()
+        store.decoy("device_tracker.bob_van")
+        let server = try LocalServer(store.homeAssistant(token: "LLAT-token"))
+        defer { server.stop() }
+        let sandbox = try sandbox([["endpoint", server.baseURL + "/api/webhook/0a1b2c"], ["protocol", "owntracks"],
+                                   ["profile", "home-assistant"], ["device_id", "bob/van"], ["verify", "true"],
+                                   ["verify_token", "LLAT-token"]])
+        try ReadBackJournal.append(points(0..<30), to: sandbox.journal)
+        let runs = try syncUntilCompared(sandbox)
+        #expect(runs.last?.exitStatus == 0, "\(runs)")
+        #expect(store.received == 30, "nothing sent again")
+        #expect(Set(store.points.map(\.device)) == ["device_tracker.bob_van_2"])
+        #expect(!store.readQueries.isEmpty && store.readQueries.allSatisfy { $0.contains("filter_entity_id=device_tracker.bob_van_2&") })
     }
 
     @Test func homeAssistantWithoutAReadTokenIsAConfigurationError() throws {

@@ -57,6 +57,9 @@ import OverlandProtocol
         Self.checkSchema(members, Self.documentedKeys)
         #expect(members["name"]?.string == "Van")
         #expect(members["unique_id"]?.string == "overland_owntracks_alice_van")
+        // Home Assistant 2024.2 on names an entity of its device's name "DEVICE ENTITY"
+        // (device_tracker.van_van): the object id makes it device_tracker.owntracks_alice_van.
+        #expect(members["object_id"]?.string == "owntracks_alice_van")
         #expect(members["json_attributes_topic"]?.string == "overland/owntracks_alice_van/attributes")
         #expect(members["source_type"]?.string == "gps")
         #expect(["gps", "router", "bluetooth", "bluetooth_le"].contains(members["source_type"]?.string ?? ""))

@@ -16,14 +16,23 @@ import Testing
 
     // MARK: OwnTracks Recorder (http.c: user, device, from, to; storage.c make_times)
 
-    @Test func recorderAlwaysSendsFromAndToAsItsOwnTimeFormat() {
-        let reader = RecorderReader(url: "http://127.0.0.1:8083/api/0/locations", user: "bob", device: "van 1", token: "bob:s3cret")
+    @Test func recorderAsksPastBothExclusiveBoundsForTheNamesItFiled() {
+        let reader = RecorderReader(url: "http://127.0.0.1:8083/api/0/locations", user: "Bob", device: "van 1", token: "bob:s3cret")
         let request = reader.request(from: Self.t0, through: Self.t0 + 59, page: 0)
         #expect(request.method == "GET")
         #expect(request.body.isEmpty)
-        #expect(request.url == "http://127.0.0.1:8083/api/0/locations?user=bob&device=van%201"
-                + "&from=2024-03-01T00%3A00%3A00&to=2024-03-01T00%3A01%3A00")
+        // storage.c skips `secs <= from || secs >= to`: a second either side includes the
+        // first point (00:00:00) and the last; util.c filed "van 1" as "van-1".
+        #expect(request.url == "http://127.0.0.1:8083/api/0/locations?user=bob&device=van-1"
+                + "&from=2024-02-29T23%3A59%3A59&to=2024-03-01T00%3A01%3A00&fields=tst%2Clat%2Clon")
         #expect(request.header("Authorization") == "Basic Ym9iOnMzY3JldA==")
+        #expect(request.replyLimit == 32 << 20, "an answer may hold more than an acknowledgement's 1 MiB")
+    }
+
+    @Test(arguments: [("alice", "alice"), ("Alice", "alice"), ("My Van", "my-van"), ("my_van.2", "my-van-2"), ("Zoë", "zo--"),
+                      ("VAN-1", "van-1")])
+    func recorderNamesAsUtilCFilesThem(_ name: String, _ filed: String) {
+        #expect(RecorderReader.filed(name) == filed)
     }
 
     @Test func recorderAnswerKeepsLocationsAndLeavesOtherRecordsOut() throws {
@@ -75,9 +84,29 @@ import Testing
 
     // MARK: Home Assistant (history/__init__.py: /api/history/period/{datetime}, filter_entity_id, end_time)
 
-    @Test func homeAssistantReadsTheTrackersHistoryWithAttributes() throws {
+    @Test func homeAssistantFindsTheTrackerByItsDeviceIdentifierFirst() throws {
         let reader = HomeAssistantReader(origin: "http://ha:8123", user: "Bob", device: "Van-1", token: "LLAT")
-        #expect(reader.entityID == "device_tracker.bob_van_1")
+        let lookup = try #require(reader.setupRequest())
+        #expect(lookup.method == "POST" && lookup.url == "http://ha:8123/api/template" && lookup.header("Authorization") == "Bearer LLAT")
+        let template = try #require(try JSONParser.parse(lookup.body)["template"]?.string)
+        #expect(template.contains("integration_entities('owntracks')") && template.contains("('owntracks', 'bob_van_1') in"))
+        #expect(template.contains("expand('device_tracker.bob_van_1')"))
+        // A decoy holds device_tracker.bob_van_1: Home Assistant named the device's tracker _2.
+        let resolved = try #require(try reader.resolved(by: reply(#"{"ours":["device_tracker.bob_van_1_2"],"taken":["device_tracker.bob_van_1"]}"#))
+                                    as? HomeAssistantReader)
+        #expect(resolved.entityID == "device_tracker.bob_van_1_2" && resolved.setupRequest() == nil)
+        #expect(resolved.request(from: Self.t0, through: Self.t0, page: 0).url.contains("filter_entity_id=device_tracker.bob_van_1_2&"))
+        #expect(throws: ReadBackError("Home Assistant has no tracker of the owntracks integration for this device "
+                                      + "(device identifier bob_van_1) yet; device_tracker.bob_van_1 is another entity, not read")) {
+            try reader.resolved(by: reply(#"{"ours":[],"taken":["device_tracker.bob_van_1"]}"#))
+        }
+        #expect(throws: ReadBackError.self) { try reader.resolved(by: reply(#"["device_tracker.bob_van_1"]"#)) }
+        #expect(HomeAssistantReader.jinjaString("a'b }}{{ c") == "'abc'", "nothing from a device id ends the string")
+    }
+
+    @Test func homeAssistantReadsTheTrackersHistoryWithAttributes() throws {
+        let reader = HomeAssistantReader(origin: "http://ha:8123", entityID: "device_tracker.bob_van_1", token: "LLAT")
+        #expect(reader.setupRequest() == nil)
         let request = reader.request(from: Self.t0, through: Self.t0 + 59, page: 0)
         #expect(request.url == "http://ha:8123/api/history/period/2024-03-01T00:00:00Z?filter_entity_id=device_tracker.bob_van_1"
                 + "&end_time=2024-03-01T00%3A01%3A00Z&significant_changes_only=0")
@@ -155,29 +184,31 @@ import Testing
     // MARK: mqtt destinations
 
     @Test func brokerReadersFollowDiscoveryAndNeedVerifyURL() throws {
-        let recorder = try #require(try ReadBackReaders.reader(forBrokerTopic: "owntracks/alice/van", trackerName: nil,
+        let recorder = try #require(try ReadBackReaders.reader(forBrokerTopic: "owntracks/alice/van", discovery: nil,
                                                                verifyURL: "http://rec.example:8083/", verifyToken: nil) as? RecorderReader)
         #expect(recorder.url == "http://rec.example:8083/api/0/locations")
         #expect(recorder.user == "alice" && recorder.device == "van", "the topic's second and third level, as the Recorder files it")
         #expect(recorder.token == nil)
-        let deeper = try #require(try ReadBackReaders.reader(forBrokerTopic: "/fleet/bob/truck/extra", trackerName: nil,
+        let deeper = try #require(try ReadBackReaders.reader(forBrokerTopic: "/fleet/Bob/truck/extra", discovery: nil,
                                                              verifyURL: "http://r", verifyToken: "u:p") as? RecorderReader)
-        #expect(deeper.user == "bob" && deeper.device == "truck" && deeper.token == "u:p")
+        #expect(deeper.user == "bob" && deeper.device == "truck" && deeper.token == "u:p", "as the Recorder files them")
         #expect(throws: ReadBackError.self) {
-            try ReadBackReaders.reader(forBrokerTopic: "vans/van", trackerName: nil, verifyURL: "http://r", verifyToken: nil)
+            try ReadBackReaders.reader(forBrokerTopic: "vans/van", discovery: nil, verifyURL: "http://r", verifyToken: nil)
         }
 
-        let home = try #require(try ReadBackReaders.reader(forBrokerTopic: "owntracks/alice/van", trackerName: "Van 1",
+        let discovery = ReadBackReaders.Discovery(objectID: "owntracks_alice_van", identifier: "overland_owntracks_alice_van")
+        let home = try #require(try ReadBackReaders.reader(forBrokerTopic: "owntracks/alice/van", discovery: discovery,
                                                            verifyURL: "http://ha:8123", verifyToken: "LLAT") as? HomeAssistantReader)
-        #expect(home.entityID == "device_tracker.van_1" && home.origin == "http://ha:8123")
+        #expect(home.entityID == "device_tracker.owntracks_alice_van" && home.origin == "http://ha:8123")
+        #expect(home.tracker == HomeAssistantReader.Tracker(integration: "mqtt", identifier: "overland_owntracks_alice_van"))
         #expect(throws: ReadBackError.self) {
-            try ReadBackReaders.reader(forBrokerTopic: "owntracks/alice/van", trackerName: "van", verifyURL: "http://ha:8123", verifyToken: nil)
+            try ReadBackReaders.reader(forBrokerTopic: "owntracks/alice/van", discovery: discovery, verifyURL: "http://ha:8123", verifyToken: nil)
         }
         let problem = try #require(ReadBackSupport.problem(protocol: "mqtt", profile: "none"))
         #expect(problem.contains("set verify_url"))
         #expect(ReadBackSupport.problem(protocol: "mqtt", profile: "none", verifyURL: "http://r") == nil)
         #expect(throws: ReadBackError(problem)) {
-            try ReadBackReaders.reader(forBrokerTopic: "owntracks/alice/van", trackerName: nil, verifyURL: nil, verifyToken: nil)
+            try ReadBackReaders.reader(forBrokerTopic: "owntracks/alice/van", discovery: nil, verifyURL: nil, verifyToken: nil)
         }
     }
 }

@@ -28,8 +28,12 @@ public struct ReadBackPass: Sendable {
     /// How missing points are sent again.
     let resender: any ReadBackResender
     let wallClock: @Sendable () -> Int64
-    /// Points compared at once.
-    public var chunkSize = 500
+    /// Points compared at once: the reader's `pointsPerRead` unless set.
+    public var chunkSize: Int {
+        get { chosenChunkSize ?? reader.pointsPerRead }
+        set { chosenChunkSize = newValue }
+    }
+    private var chosenChunkSize: Int?
     /// Points sent again in one run at most; the rest waits for the next run.
     public var resendLimit = 5_000
     /// Points one range's answer may hold at most (the memory bound on an answer).

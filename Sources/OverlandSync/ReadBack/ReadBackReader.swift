@@ -20,11 +20,16 @@ public protocol ReadBackReader: Sendable {
     func request(from: Int64, through: Int64, page: Int) -> ReceiverRequest
     /// The points in one page's answer (its status already known to be 2xx).
     func parse(_ reply: HTTPReply, page: Int) throws(ReadBackError) -> ReadBackPage
+    /// Journal points compared against one read of the receiver (500 unless the receiver
+    /// says otherwise): a receiver whose every read costs the same whatever its width (the
+    /// Recorder scans the month's file) is read in fewer, wider reads.
+    var pointsPerRead: Int { get }
 }
 
 extension ReadBackReader {
     public func setupRequest() -> ReceiverRequest? { nil }
     public func resolved(by reply: HTTPReply) throws(ReadBackError) -> any ReadBackReader { self }
+    public var pointsPerRead: Int { 500 }
 }
 
 /// What every reader shares: the GET, the query, the JSON, the numbers and times.
@@ -40,6 +45,9 @@ enum ReadBackHTTP {
         }
         var request = ReceiverRequest(url: url, headers: headers + [ReceiverRequest.Header("Accept", "application/json")], body: [])
         request.method = "GET"
+        // An answer holds every point of the range asked: as much as the parser takes, not
+        // the 1 MiB an acknowledgement may have (a Recorder's day of 4,000 points is more).
+        request.replyLimit = limits.maxBytes
         return request
     }
 

@@ -50,23 +50,37 @@ public enum ReadBackReaders {
         mode == "all" ? nil : ReadBackError("verify compares every point sent: it needs logging_mode all, not \(mode)")
     }
 
+    /// Home Assistant's MQTT tracker made from a discovery config: its object id (the
+    /// entity id while free) and its device's identifier (how the entity is found).
+    public struct Discovery: Sendable {
+        public var objectID: String
+        public var identifier: String
+
+        public init(objectID: String, identifier: String) {
+            self.objectID = objectID
+            self.identifier = identifier
+        }
+    }
+
     /// The reader for an mqtt destination publishing on `topic`: what its broker feeds, at
-    /// `verifyURL` (required: a broker url says nothing of it). With discovery
-    /// (`trackerName`: the tracker's name in the discovery config) Home Assistant's
-    /// history of `device_tracker.NAME`, read with `verifyToken`; without, the OwnTracks
-    /// Recorder's API for the user and device of the topic, as the Recorder files them.
-    public static func reader(forBrokerTopic topic: String, trackerName: String?, verifyURL: String?,
+    /// `verifyURL` (required: a broker url says nothing of it). With `discovery`, Home
+    /// Assistant's history of the tracker the config made, read with `verifyToken`;
+    /// without, the OwnTracks Recorder's API for the user and device of the topic, as the
+    /// Recorder files them.
+    public static func reader(forBrokerTopic topic: String, discovery: Discovery?, verifyURL: String?,
                               verifyToken: String?) throws(ReadBackError) -> any ReadBackReader {
         guard let verifyURL else {
             throw ReadBackError(ReadBackSupport.problem(protocol: "mqtt", profile: "none") ?? "set verify_url")
         }
         let base = String(verifyURL.reversed().drop { $0 == "/" }.reversed())
         let readToken = verifyToken.flatMap { $0.isEmpty ? nil : $0 }
-        if let trackerName {
+        if let discovery {
             guard let readToken else {
                 throw ReadBackError("Home Assistant is read with a long-lived access token: set verify_token (--token-stdin)")
             }
-            return HomeAssistantReader(origin: base, entityID: "device_tracker." + HomeAssistantReader.slug(trackerName), token: readToken)
+            return HomeAssistantReader(origin: base, entityID: "device_tracker." + discovery.objectID,
+                                       tracker: HomeAssistantReader.Tracker(integration: "mqtt", identifier: discovery.identifier),
+                                       token: readToken)
         }
         guard let filed = recorderUserAndDevice(topic: topic) else {
             throw ReadBackError("the OwnTracks Recorder files a message under its topic's second and third level "
