@@ -57,9 +57,9 @@ extension DestinationCommand {
                     throw CommandFailure("\(name): \(error)", status: .configuration)
                 }
                 let journal = try journalOptions.open()
-                let deviceID = configuration.deviceID
+                let sending = configuration
                 let days = try Self.days(configuration: configuration, since: start, destination: destination) { transport in
-                    ReadBackAudit(journal: journal, cursor: CursorName(name) ?? .default, deviceID: deviceID,
+                    ReadBackAudit(journal: journal, cursor: CursorName(name) ?? .default, configuration: sending,
                                   reader: reader, transport: transport, wallClock: SyncClock.now)
                 }
                 Terminal.output(json ? Self.json(days) : Self.table(days))
@@ -98,7 +98,10 @@ extension DestinationCommand {
             case .failure(let error):
                 let text = SecretRedaction.hiding(url: destination.url, token: destination.token,
                                                   others: destination.verifyToken.map { [$0] } ?? [], in: "\(error)")
-                throw CommandFailure("\(destination.name): reading back: \(text)", status: .tryLater)
+                // As the sync says it: an answer that cannot be read is the user's to fix.
+                let configurationError = (error as? ReadBackError)?.isConfiguration == true
+                throw CommandFailure("\(destination.name): \(configurationError ? "verify" : "reading back"): \(text)",
+                                     status: configurationError ? .configuration : .tryLater)
             }
         }
 

@@ -67,12 +67,22 @@ struct DestinationStatus {
         if sync.refusedRecords > 0, let last = sync.lastRefusal {
             text += " (last: \(PrintableText.sanitised(last, allowLineBreaks: false)))"
         }
+        if let problem = readBackProblem { text += "; cannot be read back: \(problem)" }
         return text
+    }
+
+    /// Why the last pass could not read the receiver back as configured, its secrets hidden.
+    var readBackProblem: String? {
+        sync.readBackProblem.map {
+            PrintableText.sanitised(SecretRedaction.hiding(url: destination.url, token: destination.token,
+                                                           others: destination.verifyToken.map { [$0] } ?? [], in: $0),
+                                    allowLineBreaks: false)
+        }
     }
 
     /// One JSON object: name, url, protocol, profile, queued, last_sent, last_error,
     /// failed_attempts, next_attempt, send_interval, verify, acknowledged, stored_through,
-    /// refused.
+    /// refused, read_back_problem.
     func json(into writer: inout JSONWriter) {
         func time(_ value: Int64?) {
             if let value { writer.appendString(ISO8601UTC.string(from: value)) } else { writer.appendNull() }
@@ -105,6 +115,8 @@ struct DestinationStatus {
         if let stored = sync.storedThrough { writer.appendInteger(Int64(clamping: stored)) } else { writer.appendNull() }
         writer.appendRaw(#","refused":"#)
         writer.appendInteger(Int64(clamping: sync.refusedRecords))
+        writer.appendRaw(#","read_back_problem":"#)
+        if let problem = readBackProblem { writer.appendString(problem) } else { writer.appendNull() }
         writer.appendRaw("}")
     }
 }

@@ -37,7 +37,7 @@ enum ReadBackStep {
         do {
             return try await HTTPClientTransport.withTransport(configuration: configuration) { transport in
                 await run(after: drained.report, destination: destination, configuration: configuration,
-                          journal: drained.journal, cursor: cursor, runStart: drained.acknowledged.lowerBound, transport: transport,
+                          journal: drained.journal, cursor: cursor, acknowledged: drained.acknowledged, transport: transport,
                           broker: broker)
             }
         } catch {
@@ -59,14 +59,20 @@ enum ReadBackStep {
 
     /// `report` with what reading back found, when `destination` verifies; for one that
     /// does not, its stored mark is forgotten (it no longer holds retention back).
-    /// `runStart` is the destination's cursor before the drain; `broker`, an mqtt
-    /// destination's sender (nil: an HTTP receiver, sent to again through `transport`).
+    /// `acknowledged` is what the drain's receiver acknowledged (from the cursor before
+    /// it); `broker`, an mqtt destination's sender (nil: an HTTP receiver, sent to again
+    /// through `transport`).
     static func run(after report: SyncReport, destination: Destination, configuration: SyncConfiguration,
-                    journal: Journal, cursor: CursorName, runStart: UInt64, transport: any Transport,
+                    journal: Journal, cursor: CursorName, acknowledged: Range<UInt64>, transport: any Transport,
                     broker: MQTTDestinationSender? = nil) async -> SyncReport {
         guard destination.verify else { return run(forgetting: report, journal: journal, cursor: cursor) }
         var report = report
-        do { try ReadBackPass.begin(journal, cursor, runStart: runStart) } catch { report.warnings.append(error.description) }
+        let runStart = acknowledged.lowerBound
+        do {
+            try ReadBackPass.begin(journal, cursor, acknowledged: acknowledged, now: SyncClock.now())
+        } catch {
+            report.warnings.append(error.description)
+        }
         guard follows(report.outcome) else { return report }
         do {
             let reader: any ReadBackReader
@@ -84,6 +90,7 @@ enum ReadBackStep {
             failed.unfinished = "\(error)"
             failed.misconfigured = true
             report.readBack = failed
+            do { try ReadBackPass.record(problem: "\(error)", journal, cursor) } catch { report.warnings.append(error.description) }
         }
         return report
     }
@@ -99,6 +106,7 @@ enum ReadBackStep {
                                    others: destination.verifyToken.map { [$0] } ?? [], in: text)
         }
         var status = ExitStatus.ok
+        for note in readBack.notes { Terminal.error(tool + "reading back: " + hiding(note)) }
         if let refused = readBack.refused {
             Terminal.error(tool + hiding(refused.line(receiver: readBack.receiverName)))
             status = .dataError
@@ -117,6 +125,10 @@ enum ReadBackStep {
         if verbose, readBack.checked > 0 {
             Terminal.error("\(tool)read back \(Plural.count(readBack.checked, "point")): \(readBack.stored) stored, "
                            + "\(readBack.resent) sent again")
+        }
+        if verbose, readBack.waiting > 0 {
+            Terminal.error("\(tool)\(Plural.count(readBack.waiting, "point")) read back by a later run, once "
+                           + "\(readBack.receiverName) had time to store them")
         }
         return status
     }

@@ -50,7 +50,8 @@ struct SyncReportLines {
         case .sendingOff:
             explain("sending is off (send_interval off); --now sends anyway")
         case .alreadyRunning:
-            explain("another overland-sync is uploading this journal")
+            explain(report.message == DestinationsRun.heldByAnotherRun ? DestinationsRun.heldByAnotherRun
+                    : "another overland-sync is uploading this journal")
         default:
             return nil
         }

@@ -3,8 +3,8 @@ import OverlandSync
 
 /// Read-back's resends for an MQTT destination (`ReadBackPass`): the missing points are
 /// published again through the broker, QoS 1, on a thread of their own (`BlockingWork`).
-/// The broker acknowledges a publish before its subscriber has it, so what is sent again
-/// is read back by the next run (`readsBackAtOnce` false).
+/// The broker acknowledges a publish before its subscriber has it: what is sent again is
+/// read back once settled, by a later run, as every resend is.
 public struct MQTTResender: ReadBackResender {
     let sender: MQTTDestinationSender
     let journal: Journal
@@ -14,7 +14,7 @@ public struct MQTTResender: ReadBackResender {
         self.journal = journal
     }
 
-    public var readsBackAtOnce: Bool { false }
+    public var route: String { " through the broker" }
 
     public func resend(_ lines: [ArraySlice<UInt8>], timeout: Duration) async throws {
         try await republish(lines, endingWithNewest: false)

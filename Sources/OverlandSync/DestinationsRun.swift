@@ -5,14 +5,16 @@ import OverlandJournal
 ///
 /// 1. takes the journal's cursor lock once for the whole run (`SyncEngine.lockForRun`: a
 ///    run that finds it taken ends at once, every destination `.alreadyRunning`);
-/// 2. runs every destination at the same time (a task group); a destination that fails or
-///    hangs never holds the others back, and one with a `refusal` (a configuration error)
-///    reports it without sending;
-/// 3. after each destination's run, still under the lock, hands its acknowledged range to
-///    `afterDrain` (the slot for reading back what a receiver stored);
-/// 4. when all have finished and any cursor moved, deletes the sealed segments every
+/// 2. runs every destination at the same time (a task group), each under a lock of its own
+///    (`destinationLockName`); a destination that fails or hangs never holds the others
+///    back, one with a `refusal` (a configuration error) reports it without sending, and
+///    one whose lock another run holds (reading it back) is left to that run;
+/// 3. when all have finished and any cursor moved, deletes the sealed segments every
 ///    reader has passed, once (`readers`: every configured destination, selected for this
-///    run or not, so that a destination left out or failing keeps its backlog).
+///    run or not, so that a destination left out or failing keeps its backlog);
+/// 4. lets the journal's lock go, and hands each destination's acknowledged range to
+///    `afterDrain` (reading back what a receiver stored) under that destination's lock
+///    alone: a slow read-back never keeps another run from sending to other destinations.
 ///
 /// The reports come back in the order of `destinations`.
 public struct DestinationsRun: Sendable {
@@ -38,13 +40,15 @@ public struct DestinationsRun: Sendable {
         self.wallClock = wallClock
     }
 
-    /// One destination's run, done, for `afterDrain`: the journal's cursor lock is still
-    /// held, and `acknowledged` is what the receiver acknowledged in this run (the cursor
-    /// before it to the cursor after; empty when it did not move).
+    /// One destination's run, done, for `afterDrain`: the destination's own lock is held
+    /// (`lock`; the journal's is not), and `acknowledged` is what the receiver acknowledged
+    /// in this run (the cursor before it to the cursor after; empty when it did not move).
     public struct Drained: Sendable {
         public let destination: any DestinationSender
         public let journal: Journal
-        public let lock: JournalLock
+        /// The destination's own lock; nil when it was not sent to (refused, or held by
+        /// another run): no `afterDrain` then.
+        public let lock: JournalLock?
         public let acknowledged: Range<UInt64>
         /// The run's report, for the hook to return, amended or not.
         public let report: SyncReport
@@ -66,14 +70,14 @@ public struct DestinationsRun: Sendable {
         case .locked(let acquired):
             lock = acquired
         }
-        var reports = [SyncReport?](repeating: nil, count: destinations.count)
-        await withTaskGroup(of: (Int, SyncReport).self) { group in
+        var drained = [Drained?](repeating: nil, count: destinations.count)
+        await withTaskGroup(of: (Int, Drained).self) { group in
             for (index, destination) in destinations.enumerated() {
                 group.addTask { (index, await run(destination, holding: lock, sendNow: sendNow, onIssue: onIssue)) }
             }
-            for await (index, report) in group { reports[index] = report }
+            for await (index, done) in group { drained[index] = done }
         }
-        var outcome = Outcome(reports: zip(destinations, reports).map { ($0.name, $1 ?? SyncReport(outcome: .interrupted)) })
+        var outcome = Outcome(reports: zip(destinations, drained).map { ($0.name, $1?.report ?? SyncReport(outcome: .interrupted)) })
         if let keep = keepSentSeconds, outcome.reports.contains(where: { $0.report.sentRecords > 0 || $0.report.skippedRecords > 0 || $0.report.notCarriedRecords > 0 }) {
             do {
                 try journal.removeSentSegments(keepSeconds: keep, now: wallClock(), readers: readers,
@@ -83,18 +87,48 @@ public struct DestinationsRun: Sendable {
             }
         }
         withExtendedLifetime(lock) {}
+        guard let afterDrain else { return outcome }
+        // The journal's lock is let go here: another run may send to other destinations
+        // while these are read back, each under its own lock.
+        _ = consume lock
+        await withTaskGroup(of: (Int, SyncReport).self) { group in
+            for (index, done) in drained.enumerated() {
+                guard let done, done.lock != nil else { continue }
+                group.addTask { (index, await afterDrain(done)) }
+            }
+            for await (index, report) in group { outcome.reports[index].report = report }
+        }
         return outcome
     }
 
-    /// One destination, under the run's lock: refused, or sent, then `afterDrain`.
+    /// The lock, in the journal's `state/`, that one run holds for a destination while it
+    /// sends to it and reads it back.
+    public static func destinationLockName(_ name: CursorName) -> String { "destination-\(name.text).lock" }
+
+    /// The report of a destination another run holds (reading it back).
+    public static let heldByAnotherRun = "another overland-sync is reading back this destination"
+
+    /// One destination, under the run's lock: refused, left to the run that holds its own
+    /// lock, or sent (its lock kept for `afterDrain`).
     private func run(_ destination: any DestinationSender, holding lock: JournalLock, sendNow: Bool,
-                     onIssue: JournalIssueHandler?) async -> SyncReport {
-        if let refusal = destination.refusal { return SyncReport(outcome: .configurationError, message: refusal) }
+                     onIssue: JournalIssueHandler?) async -> Drained {
+        func done(_ report: SyncReport, _ own: JournalLock? = nil, _ acknowledged: Range<UInt64> = 0..<0) -> Drained {
+            Drained(destination: destination, journal: journal, lock: own, acknowledged: acknowledged, report: report)
+        }
+        if let refusal = destination.refusal { return done(SyncReport(outcome: .configurationError, message: refusal)) }
+        let own: JournalLock
+        do {
+            guard let acquired = try journal.tryLock(Self.destinationLockName(destination.name)) else {
+                return done(SyncReport(outcome: .alreadyRunning, message: Self.heldByAnotherRun))
+            }
+            own = acquired
+        } catch {
+            return done(SyncReport(outcome: .stateError, message: "\(error)"))
+        }
         let before = try? journal.cursor(for: destination.name)
         let report = await destination.run(journal: journal, holding: lock, sendNow: sendNow, onIssue: onIssue)
-        guard let afterDrain, let before else { return report }
+        guard let before else { return done(report) }
         let after = (try? journal.cursor(for: destination.name)) ?? before
-        return await afterDrain(Drained(destination: destination, journal: journal, lock: lock,
-                                        acknowledged: before..<max(before, after), report: report))
+        return done(report, own, before..<max(before, after))
     }
 }

@@ -81,6 +81,7 @@ extension SyncDestination {
                 if let parsed = SyncState(parsing: bytes) {
                     opened.state = parsed
                 } else {
+                    opened.state = .unreadable
                     opened.warnings.append("ignoring unreadable sync state '\(journal.statePath(of: stateFileName))'")
                 }
             }

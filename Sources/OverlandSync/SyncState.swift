@@ -66,6 +66,30 @@ public struct SyncState: Sendable, Equatable {
     public var refusedFrom: UInt64?
     /// A fingerprint of how the refused points were sent (`ReadBackPass.sendingFingerprint`).
     public var refusedAgainst: String?
+    /// When each run's acknowledged range was acknowledged (at the latest): a range is read
+    /// back only once the receiver had its settle time to store it
+    /// (`ReadBackReader.settleSeconds`). Settled ranges are dropped; at most
+    /// `maximumAcknowledgedRanges`, the oldest merged.
+    public var acknowledgedAt: [AcknowledgedRange] = []
+    /// When points were last sent again: they are read back once settled since then.
+    public var resentAt: Int64?
+    /// Why the destination could not be read back as configured at its last pass (its
+    /// answer not what the reader reads, no read credentials), for `overland status`; nil
+    /// once a pass reads it.
+    public var readBackProblem: String?
+
+    /// Records `from..<through` acknowledged at `at` (Unix seconds).
+    public struct AcknowledgedRange: Sendable, Equatable {
+        public var from: UInt64
+        public var through: UInt64
+        public var at: Int64
+
+        public init(from: UInt64, through: UInt64, at: Int64) {
+            self.from = from
+            self.through = through
+            self.at = at
+        }
+    }
 
     /// Creates an empty state: never sent, never failed.
     public init() {}
@@ -80,10 +104,20 @@ public struct SyncState: Sendable, Equatable {
     }
 
     /// The state of `journal`'s sync to the destination `destination`, or an empty state
-    /// when there is none yet (or it does not parse).
+    /// when there is none yet (`unreadable` when it does not parse).
     public static func load(journal: Journal, destination: String = "default") throws(JournalError) -> SyncState {
         guard let bytes = try journal.readState(fileName(forDestination: destination)) else { return SyncState() }
-        return SyncState(parsing: bytes) ?? SyncState()
+        return SyncState(parsing: bytes) ?? .unreadable
+    }
+
+    /// The state that stands for a file that does not parse: no failures, and read-back
+    /// restarted from the journal's first record (its stored mark at 0), never skipped:
+    /// what the lost file knew to be stored is not known any more. A destination that does
+    /// not verify forgets the mark at its next run (`StoredMarks.forget`).
+    public static var unreadable: SyncState {
+        var state = SyncState()
+        state.storedThrough = 0
+        return state
     }
 
     /// Replaces the state file `name` whole and durably (`durably: false`: atomically, the
@@ -118,10 +152,19 @@ public struct SyncState: Sendable, Equatable {
         lastRefusal = value["last_refusal"]?.string
         refusedFrom = Self.sequence(value["refused_from"])
         refusedAgainst = value["refused_against"]?.string
+        for entry in (value["acknowledged_at"]?.array ?? []).prefix(Self.maximumAcknowledgedRanges) {
+            guard let from = Self.sequence(entry[0]), let through = Self.sequence(entry[1]), from <= through,
+                  let at = entry[2]?.double.flatMap({ CheckedInteger.rounded($0, in: 0...999_999_999_999) }) else { continue }
+            acknowledgedAt.append(AcknowledgedRange(from: from, through: through, at: Int64(at)))
+        }
+        readBackProblem = value["read_back_problem"]?.string
+        resentAt = value["resent_at"]?.double.flatMap { CheckedInteger.rounded($0, in: 0...999_999_999_999) }.map(Int64.init)
     }
 
-    /// The most `resends` entries a file is read with.
-    static let maximumResendEntries = 2_000
+    /// The most `resends` entries a file is read with (and a run sends again at most).
+    public static let maximumResendEntries = 2_000
+    /// The most `acknowledged_at` entries a file holds.
+    public static let maximumAcknowledgedRanges = 64
 
     /// A record number: a whole number from 0 below 10^18, else nil.
     private static func sequence(_ value: JSONValue?) -> UInt64? {
@@ -218,6 +261,27 @@ extension SyncState {
         if let lastRefusal {
             writer.appendRaw(#","last_refusal":"#)
             writer.appendString(lastRefusal)
+        }
+        if !acknowledgedAt.isEmpty {
+            writer.appendRaw(#","acknowledged_at":["#)
+            for (index, range) in acknowledgedAt.enumerated() {
+                writer.appendRaw(index == 0 ? "[" : ",[")
+                writer.appendInteger(Int64(clamping: range.from))
+                writer.appendRaw(",")
+                writer.appendInteger(Int64(clamping: range.through))
+                writer.appendRaw(",")
+                writer.appendInteger(range.at)
+                writer.appendRaw("]")
+            }
+            writer.appendRaw("]")
+        }
+        if let resentAt {
+            writer.appendRaw(#","resent_at":"#)
+            writer.appendInteger(resentAt)
+        }
+        if let readBackProblem {
+            writer.appendRaw(#","read_back_problem":"#)
+            writer.appendString(readBackProblem)
         }
         if let refusedFrom, let refusedAgainst {
             writer.appendRaw(#","refused_from":"#)

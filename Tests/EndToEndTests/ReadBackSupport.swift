@@ -55,10 +55,27 @@ final class StandInStore: @unchecked Sendable {
     /// Whether the store keeps one point a second whatever the device (a time column
     /// unique across devices, as Wayfinder's): a later point in a held second is dropped.
     private let uniqueSeconds: Bool
+    /// Whether what it keeps shows in its read API only once the test calls `commit()`,
+    /// as Home Assistant's recorder commits every 5 s after the webhook has answered.
+    private let commitsLater: Bool
+    private var uncommitted: [Held] = []
 
-    init(uniqueSeconds: Bool = false, keep: @escaping Keep = { _, _ in true }) {
+    init(uniqueSeconds: Bool = false, commitsLater: Bool = false, keep: @escaping Keep = { _, _ in true }) {
         self.uniqueSeconds = uniqueSeconds
+        self.commitsLater = commitsLater
         self.keep = keep
+    }
+
+    /// Stores what was received since the last commit (a store that `commitsLater`).
+    func commit() {
+        lock.withLock {
+            held += uncommitted.map { point in
+                var point = point
+                point.recordedAt = Self.now
+                return point
+            }
+            uncommitted.removeAll()
+        }
     }
 
     /// Every point kept.
@@ -73,7 +90,8 @@ final class StandInStore: @unchecked Sendable {
         lock.withLock {
             receipts += 1
             if uniqueSeconds, held.contains(where: { $0.time == point.time }) { return }
-            if keep(receipts, point) { held.append(point) }
+            guard keep(receipts, point) else { return }
+            if commitsLater { uncommitted.append(point) } else { held.append(point) }
         }
     }
 

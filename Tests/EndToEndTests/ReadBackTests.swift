@@ -25,10 +25,26 @@ import Testing
         }
     }
 
-    private func sync(_ sandbox: LogSandbox, environment: [String: String?] = [:]) throws -> ToolResult {
+    /// The first run's clock: each run is a minute after the one before (`OVERLAND_TEST_NOW`),
+    /// so what one sends has settled for the next to read back.
+    private let start = StandInStore.now
+
+    private func sync(_ sandbox: LogSandbox, minute: Int, environment: [String: String?] = [:]) throws -> ToolResult {
         var sync = ToolRunner(product: "overland-sync")
         sync.environment = sandbox.logger.environment
-        return try sync.run(["--journal", sandbox.journal, "--now"], environment: environment)
+        return try sync.run(["--journal", sandbox.journal, "--now"],
+                            environment: environment.merging(["OVERLAND_TEST_NOW": String(start + Int64(minute) * 60)]) { $1 })
+    }
+
+    /// Runs a minute apart from `minute` on until one exits 0 (at most `limit`); their statuses.
+    private func syncUntilQuiet(_ sandbox: LogSandbox, from minute: Int = 0, limit: Int = 6) throws -> [Int32] {
+        var statuses: [Int32] = []
+        for run in minute..<(minute + limit) {
+            let result = try sync(sandbox, minute: run)
+            statuses.append(result.exitStatus ?? -1)
+            if result.exitStatus == 0, run > minute { break }
+        }
+        return statuses
     }
 
     private func state(_ sandbox: LogSandbox) throws -> [String: Any] {
@@ -66,12 +82,10 @@ import Testing
         let server = try LocalServer(store.recorder)
         defer { server.stop() }
         let sandbox = try sandbox(recorderSettings(server))
-        for run in 0..<3 {
-            try ReadBackJournal.append(points(run * 40..<(run + 1) * 40), to: sandbox.journal)
-            let result = try sync(sandbox)
-            #expect(result.exitStatus == 0, "run \(run): \(result)")
-            #expect(times(store) == Set((0..<(run + 1) * 40).map { ReadBackJournal.t0 + Int64($0) }), "run \(run)")
-        }
+        try ReadBackJournal.append(points(0..<120), to: sandbox.journal)
+        let statuses = try syncUntilQuiet(sandbox)
+        #expect(statuses.first == 0 && statuses.last == 0 && statuses.dropFirst().dropLast().allSatisfy { $0 == 75 }, "\(statuses)")
+        #expect(times(store) == Set((0..<120).map { ReadBackJournal.t0 + Int64($0) }))
         #expect(store.received > 120, "missing points were sent again")
         // The Recorder answers only the last 6 hours without `from`: every read names it.
         #expect(!store.readQueries.isEmpty && store.readQueries.allSatisfy { $0.contains("from=20") && $0.contains("&to=") })
@@ -138,17 +152,18 @@ import Testing
         defer { server.stop() }
         let sandbox = try sandbox(recorderSettings(server))
         try ReadBackJournal.append(points(0..<40), to: sandbox.journal)
-        let result = try sync(sandbox)
+        #expect(try (0..<3).map { try sync(sandbox, minute: $0).exitStatus } == [0, 75, 75])
+        let result = try sync(sandbox, minute: 3)
         #expect(result.exitStatus == 65, "\(result)")
         let lines = result.stderrLines.filter { $0.contains("did not store") }
         #expect(lines.count == 1, "\(result)")
         let line = try #require(lines.first)
         #expect(line.contains("20 points") && line.contains("2024-03-01T00:00:20Z") && line.contains("2024-03-01T00:00:39Z"), "\(line)")
-        #expect(store.received == 40 + 20 * 2, "each refused point sent twice again, no more")
+        #expect(store.received == 40 + 20 * 2 + 2, "each refused point sent twice again, no more (and the newest after each resend)")
         // Refused: not sent again by the next run.
-        let again = try sync(sandbox)
+        let again = try sync(sandbox, minute: 4)
         #expect(again.exitStatus == 0, "\(again)")
-        #expect(store.received == 80)
+        #expect(store.received == 82)
         #expect(try state(sandbox)["refused_records"] as? Int == 20)
     }
 
@@ -159,11 +174,12 @@ import Testing
         defer { server.stop() }
         let sandbox = try sandbox(recorderSettings(server))
         try ReadBackJournal.append(points(0..<40), to: sandbox.journal)
-        #expect(try sync(sandbox).exitStatus == 65)
-        #expect(try sync(sandbox).exitStatus == 0, "refused: not tried again while nothing changed")
-        #expect(store.received == 80)
+        #expect(try (0..<4).map { try sync(sandbox, minute: $0).exitStatus } == [0, 75, 75, 65])
+        #expect(try sync(sandbox, minute: 4).exitStatus == 0, "refused: not tried again while nothing changed")
+        #expect(store.received == 82)
         #expect(try sandbox.overland.run(["config", "set", "device_id", "bob/truck"]).exitStatus == 0)
-        let result = try sync(sandbox)
+        #expect(try sync(sandbox, minute: 5).exitStatus == 75, "the refused points sent again, as the new setting sends them")
+        let result = try sync(sandbox, minute: 6)
         #expect(result.exitStatus == 0, "\(result)")
         #expect(Set(store.points.filter { $0.device == "bob/truck" }.map(\.time)) == Set((20..<40).map { ReadBackJournal.t0 + Int64($0) }))
         let saved = try state(sandbox)
@@ -176,31 +192,33 @@ import Testing
         defer { server.stop() }
         let sandbox = try sandbox(recorderSettings(server))
         try ReadBackJournal.append(points(0..<40), to: sandbox.journal)
-        let killed = try sync(sandbox, environment: ["OVERLAND_FAULT_POINT": "readback.after-resend"])
+        #expect(try sync(sandbox, minute: 0).exitStatus == 0)
+        let killed = try sync(sandbox, minute: 1, environment: ["OVERLAND_FAULT_POINT": "readback.after-resend"])
         #expect(killed.signal == SIGKILL, "\(killed)")
         #expect(store.received == 48, "the 8 missing sent again, then killed")
         let saved = try state(sandbox)
         #expect((saved["resends"] as? [[Int]])?.count == 8, "resend counts written before the resend")
         #expect(saved["stored_through"] as? Int == 0)
-        let result = try sync(sandbox)
-        #expect(result.exitStatus == 0, "\(result)")
+        let statuses = try syncUntilQuiet(sandbox, from: 2)
+        #expect(statuses.last == 0, "\(statuses)")
         #expect(times(store).count == 40)
         #expect(try state(sandbox)["stored_through"] as? Int == 40)
     }
 
     @Test func aReceiverThatCannotBeReadIsTriedAgainLater() throws {
-        let store = StandInStore { receipt, _ in receipt % 5 != 0 }
+        let store = StandInStore()
         store.readsFail = true
         let server = try LocalServer(store.recorder)
         defer { server.stop() }
         let sandbox = try sandbox(recorderSettings(server))
         try ReadBackJournal.append(points(0..<20), to: sandbox.journal)
-        let failed = try sync(sandbox)
+        #expect(try sync(sandbox, minute: 0).exitStatus == 0, "nothing read back in the run that sent it")
+        let failed = try sync(sandbox, minute: 1)
         #expect(failed.exitStatus == 75, "\(failed)")
         #expect(failed.stderrLines.filter { $0.contains("answered HTTP 503 to reading back") }.count == 1, "\(failed)")
         #expect(try state(sandbox)["stored_through"] as? Int == 0, "nothing compared: the mark stays")
         store.readsFail = false
-        let result = try sync(sandbox)
+        let result = try sync(sandbox, minute: 2)
         #expect(result.exitStatus == 0, "\(result)")
         #expect(times(store).count == 20)
         #expect(try state(sandbox)["stored_through"] as? Int == 20)
@@ -215,7 +233,8 @@ import Testing
         let sandbox = try sandbox([["endpoint", server.baseURL + "/api/input"], ["profile", "compass"], ["token", "W-token"],
                                    ["device_id", "van"], ["verify", "true"], ["verify_token", "R-token"]])
         try ReadBackJournal.append(points(0..<30) { if $0.index % 3 == 0 { $0.speed = 2.5 } }, to: sandbox.journal)
-        let result = try sync(sandbox)
+        #expect(try (0..<3).map { try sync(sandbox, minute: $0).exitStatus } == [0, 75, 75])
+        let result = try sync(sandbox, minute: 3)
         #expect(result.exitStatus == 65, "\(result)")
         let line = try #require(result.stderrLines.first { $0.contains("did not store") })
         #expect(line.contains("10 points") && line.contains("speed with a fraction") && line.contains("profile wayfinder"), "\(line)")
@@ -234,7 +253,8 @@ import Testing
         let sandbox = try sandbox([["endpoint", server.baseURL + "/api/input"], ["profile", "compass"], ["token", "W-token"],
                                    ["device_id", "van"], ["verify", "true"], ["verify_token", "R-token"]])
         try ReadBackJournal.append(points(0..<20), to: sandbox.journal)
-        let result = try sync(sandbox)
+        #expect(try (0..<3).map { try sync(sandbox, minute: $0).exitStatus } == [0, 75, 75])
+        let result = try sync(sandbox, minute: 3)
         #expect(result.exitStatus == 65, "\(result)")
         let line = try #require(result.stderrLines.first { $0.contains("did not store") }, "\(result)")
         #expect(line.contains("5 points") && line.contains("shares its second") && line.contains("2024-03-01T00:00:05Z"), "\(line)")
@@ -249,8 +269,8 @@ import Testing
         let sandbox = try sandbox([["endpoint", server.baseURL + "/api/v1/overland/batches"], ["profile", "dawarich"],
                                    ["token", "K-key"], ["device_id", "van"], ["verify", "true"]])
         try ReadBackJournal.append(points(0..<1200), to: sandbox.journal)
-        let result = try sync(sandbox)
-        #expect(result.exitStatus == 0, "\(result)")
+        let statuses = try syncUntilQuiet(sandbox)
+        #expect(statuses == [0, 75, 0], "\(statuses)")
         #expect(times(store).count == 1200)
         #expect(store.readQueries.contains { $0.contains("page=2&") }, "a comparison of 500 points reads more than one page")
     }
@@ -265,8 +285,8 @@ import Testing
                                    ["profile", "home-assistant"], ["device_id", "bob/van"], ["verify", "true"],
                                    ["verify_token", "LLAT-token"]])
         try ReadBackJournal.append(points(0..<30), to: sandbox.journal)
-        let result = try sync(sandbox)
-        #expect(result.exitStatus == 0, "\(result)")
+        let statuses = try syncUntilQuiet(sandbox)
+        #expect(statuses.last == 0, "\(statuses)")
         #expect(Set(store.points.map(\.latitude)).count == 30)
         #expect(store.readQueries.allSatisfy { $0.contains("filter_entity_id=device_tracker.bob_van") })
     }
@@ -297,7 +317,7 @@ import Testing
         let sandbox = try sandbox([["endpoint", server.baseURL + "/api/webhook/0a1b2c"], ["protocol", "owntracks"],
                                    ["profile", "home-assistant"], ["device_id", "bob/van"], ["verify", "true"]])
         try ReadBackJournal.append(points(0..<3), to: sandbox.journal)
-        let result = try sync(sandbox)
+        let result = try sync(sandbox, minute: 0)
         #expect(result.exitStatus == 78, "\(result)")
         #expect(result.stderrText.contains("verify_token"))
     }
@@ -337,7 +357,7 @@ import Testing
         defer { server.stop() }
         let sandbox = try sandbox(recorderSettings(server))
         try ReadBackJournal.append(points(0..<40), to: sandbox.journal)
-        #expect(try sync(sandbox).exitStatus == 65)
+        #expect(try (0..<4).map { try sync(sandbox, minute: $0).exitStatus } == [0, 75, 75, 65])
         let status = try sandbox.overland.run(["status", "--journal", sandbox.journal])
         let line = try #require(status.stdoutLines.first { $0.hasPrefix("read back") }, "\(status)")
         #expect(line.contains("acknowledged through record 40, stored through record 40, 10 refused"), "\(line)")
@@ -357,7 +377,7 @@ import Testing
         settings.removeLast()
         let sandbox = try sandbox(settings)
         try ReadBackJournal.append(points(0..<40) + points(86_400..<86_410), to: sandbox.journal)
-        #expect(try sync(sandbox).exitStatus == 0)
+        #expect(try sync(sandbox, minute: 0).exitStatus == 0)
         // Held elsewhere: one point the journal does not have, one second at another place.
         store.inject(.init(time: ReadBackJournal.t0 + 50_000, latitude: 1, longitude: 1, device: "bob/van", speed: -1, recordedAt: 0))
         store.inject(.init(time: ReadBackJournal.t0 + 4, latitude: 2, longitude: 2, device: "bob/van", speed: -1, recordedAt: 0))

@@ -21,10 +21,14 @@ import Testing
         return sandbox
     }
 
-    private func sync(_ sandbox: LogSandbox) throws -> ToolResult {
+    /// The first run's clock; each run a minute later reads back what the one before sent.
+    private let start = StandInStore.now
+
+    private func sync(_ sandbox: LogSandbox, minute: Int) throws -> ToolResult {
         var sync = ToolRunner(product: "overland-sync")
         sync.environment = sandbox.logger.environment
-        return try sync.run(["--journal", sandbox.journal, "--now", "--verbose"])
+        return try sync.run(["--journal", sandbox.journal, "--now", "--verbose"],
+                            environment: ["OVERLAND_TEST_NOW": String(start + Int64(minute) * 60)])
     }
 
     private func points(_ range: Range<Int>) -> [ReadBackJournal.Point] { range.map { ReadBackJournal.Point(index: $0) } }
@@ -36,14 +40,17 @@ import Testing
         defer { server.stop() }
         let sandbox = try sandbox(server, verifyToken: Self.credentials)
         try ReadBackJournal.append(points(0..<60), to: sandbox.journal)
-        let result = try sync(sandbox)
+        #expect(try sync(sandbox, minute: 0).exitStatus == 0)
+        #expect(try sync(sandbox, minute: 1).exitStatus == 75, "the lost positions sent again")
+        let result = try sync(sandbox, minute: 2)
         #expect(result.exitStatus == 0, "\(result)")
         #expect(Set(store.points.map(\.time)) == Set((0..<60).map { ReadBackJournal.t0 + Int64($0) }))
         #expect(result.stderrText.contains("read back 60 points: 60 stored"), "\(result)")
-        // The device's number looked up once, then every range read with from and to.
+        // The device's number looked up first in each run that reads, then every range read
+        // with from and to.
         let reads = store.readQueries
         #expect(reads.first == "/api/devices?uniqueId=van", "\(reads)")
-        #expect(reads.dropFirst().allSatisfy { $0.hasPrefix("/api/positions?deviceId=7&from=2024-03-01T") && $0.contains("&to=") }, "\(reads)")
+        #expect(reads.filter { $0 != "/api/devices?uniqueId=van" }.allSatisfy { $0.hasPrefix("/api/positions?deviceId=7&from=2024-03-01T") && $0.contains("&to=") }, "\(reads)")
         #expect(!result.stderrText.contains("Tr4cc4r"))
     }
 
@@ -54,14 +61,15 @@ import Testing
         defer { server.stop() }
         let sandbox = try sandbox(server, verifyToken: Self.credentials)
         try ReadBackJournal.append(points(0..<30), to: sandbox.journal)
-        let result = try sync(sandbox)
+        #expect(try (0..<3).map { try sync(sandbox, minute: $0).exitStatus } == [0, 75, 75])
+        let result = try sync(sandbox, minute: 3)
         #expect(result.exitStatus == 65, "\(result)")
         let lines = result.stderrLines.filter { $0.contains("did not store") }
         #expect(lines == ["overland-sync: Traccar did not store 10 points acknowledged and sent twice again, "
                           + "from 2024-03-01T00:00:20Z to 2024-03-01T00:00:29Z; no longer sent"], "\(result)")
-        #expect(store.received == 30 + 10 * 2, "each refused position sent twice again, no more")
-        let again = try sync(sandbox)
-        #expect(again.exitStatus == 0 && store.received == 50, "refused: not sent again while nothing changed: \(again)")
+        #expect(store.received == 30 + 10 * 2 + 2, "each refused position sent twice again, no more (and the newest after each resend)")
+        let again = try sync(sandbox, minute: 4)
+        #expect(again.exitStatus == 0 && store.received == 52, "refused: not sent again while nothing changed: \(again)")
     }
 
     @Test func withoutReadCredentialsTheRunIsRefusedWithOneLine() throws {
@@ -70,7 +78,7 @@ import Testing
         defer { server.stop() }
         let sandbox = try sandbox(server, verifyToken: nil)
         try ReadBackJournal.append(points(0..<5), to: sandbox.journal)
-        let result = try sync(sandbox)
+        let result = try sync(sandbox, minute: 0)
         #expect(result.exitStatus == 78, "\(result)")
         let lines = result.stderrLines.filter { $0.contains("verify") }
         #expect(lines == ["overland-sync: verify: Traccar is read with a Traccar user's credentials: set verify_token to USER:PASSWORD (--token-stdin)"],
@@ -84,7 +92,8 @@ import Testing
         defer { server.stop() }
         let sandbox = try sandbox(server, verifyToken: "admin@example.org:wrong-pass")
         try ReadBackJournal.append(points(0..<5), to: sandbox.journal)
-        let result = try sync(sandbox)
+        #expect(try sync(sandbox, minute: 0).exitStatus == 0, "nothing read back in the run that sent it")
+        let result = try sync(sandbox, minute: 1)
         #expect(result.exitStatus == 75, "\(result)")
         #expect(result.stderrText.contains("Traccar refused the read credentials (HTTP 401): check verify_token"), "\(result)")
         #expect(!result.stderrText.contains("wrong-pass"))

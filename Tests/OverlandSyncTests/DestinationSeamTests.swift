@@ -82,7 +82,8 @@ import Testing
     }
 
     /// Every destination runs, in order; a refused one reports its refusal without
-    /// running; `afterDrain` hears each destination's acknowledged range under the lock.
+    /// running; `afterDrain` hears each destination's acknowledged range under that
+    /// destination's own lock, the journal's let go (another run may send to others).
     @Test func aRunSendsToEveryDestinationAndHandsOnWhatWasAcknowledged() async throws {
         let fixture = try JournalFixture(points: 10)
         let a = try #require(CursorName("a"))
@@ -94,9 +95,10 @@ import Testing
                                   readers: [a, b, c], keepSentSeconds: nil)
         let heard = Locked<[String: Range<UInt64>]>([:])
         run.afterDrain = { drained in
-            // The lock is the run's: another run of this journal cannot start meanwhile.
-            let other = try? drained.journal.tryLockCursors()
-            heard.withLock { $0[drained.destination.name.text] = other == nil ? drained.acknowledged : 0..<0 }
+            // The journal's lock is free; the destination's is the run's.
+            let journalLock = try? drained.journal.tryLockCursors()
+            let own = try? drained.journal.tryLock(DestinationsRun.destinationLockName(drained.destination.name))
+            heard.withLock { $0[drained.destination.name.text] = journalLock != nil && own == nil ? drained.acknowledged : 0..<0 }
             var report = drained.report
             report.warnings.append("read back")
             return report

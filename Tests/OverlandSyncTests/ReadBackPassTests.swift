@@ -7,7 +7,8 @@ import Testing
 @testable import OverlandSync
 
 /// `ReadBackPass` against an in-memory Recorder (`RecorderTransport`): what is compared,
-/// what is sent again, and the bounds of one run.
+/// what is sent again, the bounds of one run, and the settle time (`Clock`: each pass
+/// reads its own instant).
 @Suite struct ReadBackPassTests {
     /// An OwnTracks Recorder in memory: `/pub` keeps what `keep` allows, `/api/0/locations`
     /// answers from what it kept (the shapes of recorder http.c, as docs/receivers.md cites).
@@ -52,7 +53,7 @@ import Testing
     final class BrokerResender: ReadBackResender, @unchecked Sendable {
         private let lock = NSLock()
         private var published: [[UInt8]] = []
-        var readsBackAtOnce: Bool { false }
+        var route: String { " through the broker" }
         var lines: [[UInt8]] { lock.withLock { published } }
 
         func resend(_ lines: [ArraySlice<UInt8>], timeout: Duration) async throws {
@@ -60,56 +61,116 @@ import Testing
         }
     }
 
-    private func pass(_ fixture: JournalFixture, _ transport: RecorderTransport, chunk: Int = 500, resendLimit: Int = 5_000,
-                      resender: (any ReadBackResender)? = nil) throws -> ReadBackPass {
+    /// The passes' clock, stepped by the test.
+    final class Clock: @unchecked Sendable {
+        private let lock = NSLock()
+        private var seconds: Int64 = 1_800_000_000
+        var now: Int64 { lock.withLock { seconds } }
+        func advance(_ by: Int64) { lock.withLock { seconds += by } }
+    }
+
+    /// The Recorder's settle time: a pass this long after a resend reads it back.
+    static let settle: Int64 = 30
+
+    private func pass(_ fixture: JournalFixture, _ transport: RecorderTransport, clock: Clock, chunk: Int = 500,
+                      resendLimit: Int = 2_000, resender: (any ReadBackResender)? = nil) throws -> ReadBackPass {
         var configuration = SyncConfiguration(endpoint: "http://127.0.0.1:8083/pub", token: "bob:pw", deviceID: "van")
         configuration.wireProtocol = .owntracks
         configuration.profile = .owntracksRecorder
         let reader = try ReadBackReaders.reader(for: configuration, verifyURL: nil, verifyToken: nil)
+        #expect(reader.settleSeconds == Self.settle)
         var pass = ReadBackPass(journal: fixture.journal, cursor: .default, configuration: configuration, reader: reader,
-                                transport: transport, resender: resender)
+                                transport: transport, resender: resender, wallClock: { clock.now })
         pass.chunkSize = chunk
         pass.resendLimit = resendLimit
         return pass
     }
 
-    @Test func comparesInChunksAndResendsWhatIsMissing() async throws {
+    private func hold(_ transport: RecorderTransport, _ indexes: Range<Int>) {
+        for index in indexes {
+            let point = JournalFixture.point(index)
+            transport.hold(StoredPoint(time: point.timestamp, latitude: point.latitude, longitude: point.longitude))
+        }
+    }
+
+    @Test func comparesInChunksAndReadsWhatWasSentAgainOnlyOnceSettled() async throws {
         let fixture = try JournalFixture(points: 30)
         try CursorWrites.advance(fixture.journal, .default, to: 30)
-        let transport = RecorderTransport { $0 % 7 != 0 }
-        // Acknowledged but never sent here: the pass finds all 30 missing and sends them.
-        let report = try await pass(fixture, transport, chunk: 10).run(runStart: 0)
-        #expect(report.unfinished == nil && report.refused == nil)
-        #expect(report.checked == 30 && report.stored == 30 && report.storedThrough == 30)
-        #expect(transport.stored == 30)
-        #expect(transport.gets >= 3, "one read a chunk at least")
-        #expect(fixture.state.storedThrough == 30 && fixture.state.resends.isEmpty)
+        let clock = Clock()
+        let transport = RecorderTransport { _ in true }
+        hold(transport, 0..<20)
+        let first = try await pass(fixture, transport, clock: clock, chunk: 10).run(runStart: 0)
+        #expect(first.checked == 30 && first.stored == 20 && first.resent == 10 && first.storedThrough == 20)
+        #expect(transport.posts == 11, "the 10 missing, then the newest once more")
+        #expect(transport.gets == 3, "one read a chunk")
+        // Within the settle time: what was sent again is not read.
+        clock.advance(Self.settle - 1)
+        let early = try await pass(fixture, transport, clock: clock, chunk: 10).run(runStart: 0)
+        #expect(early.checked == 0 && early.waiting == 10 && transport.gets == 3 && early.storedThrough == 20)
+        clock.advance(1)
+        let settled = try await pass(fixture, transport, clock: clock, chunk: 10).run(runStart: 0)
+        #expect(settled.checked == 10 && settled.stored == 10 && settled.storedThrough == 30 && settled.unfinished == nil)
+        #expect(fixture.state.storedThrough == 30 && fixture.state.resends.isEmpty && fixture.state.resentAt == nil)
+    }
+
+    @Test func whatARunAcknowledgedIsReadOnceSettled() async throws {
+        let fixture = try JournalFixture(points: 30)
+        try CursorWrites.advance(fixture.journal, .default, to: 30)
+        let clock = Clock()
+        let transport = RecorderTransport { _ in true }
+        try ReadBackPass.begin(fixture.journal, .default, acknowledged: 0..<10, now: clock.now - Self.settle)
+        try ReadBackPass.begin(fixture.journal, .default, acknowledged: 10..<30, now: clock.now)
+        hold(transport, 0..<30)
+        let report = try await pass(fixture, transport, clock: clock, chunk: 10).run(runStart: 0)
+        #expect(report.checked == 10 && report.storedThrough == 10 && report.waiting == 20)
+        clock.advance(Self.settle)
+        let later = try await pass(fixture, transport, clock: clock, chunk: 10).run(runStart: 0)
+        #expect(later.checked == 20 && later.storedThrough == 30 && fixture.state.acknowledgedAt.isEmpty)
     }
 
     @Test func theResendsOfOneRunAreBounded() async throws {
         let fixture = try JournalFixture(points: 30)
         try CursorWrites.advance(fixture.journal, .default, to: 30)
         let transport = RecorderTransport { _ in false }
-        let report = try await pass(fixture, transport, chunk: 10, resendLimit: 10).run(runStart: 0)
-        #expect(transport.posts == 10, "no more than the limit")
+        let report = try await pass(fixture, transport, clock: Clock(), chunk: 10, resendLimit: 10).run(runStart: 0)
+        #expect(transport.posts == 11, "no more than the limit, and the newest once more")
         #expect(report.unfinished?.contains("next run") == true)
         #expect(report.storedThrough == 0 && report.refused == nil)
         #expect(fixture.state.resends.count == 10 && fixture.state.resends.values.allSatisfy { $0 == 1 })
     }
 
-    @Test func aPointMissingAfterTwoResendsIsRefusedOnce() async throws {
+    @Test func aPointMissingAtThreeSettledReadsIsRefusedOnce() async throws {
         let fixture = try JournalFixture(points: 12)
         try CursorWrites.advance(fixture.journal, .default, to: 12)
+        let clock = Clock()
         let transport = RecorderTransport { _ in false }
-        let report = try await pass(fixture, transport).run(runStart: 0)
+        for _ in 0..<2 {
+            let run = try await pass(fixture, transport, clock: clock).run(runStart: 0)
+            #expect(run.refused == nil && run.resent == 12)
+            clock.advance(Self.settle)
+        }
+        let report = try await pass(fixture, transport, clock: clock).run(runStart: 0)
         let refused = try #require(report.refused)
         #expect(refused.count == 12 && refused.firstTime == 1_700_000_000 && refused.lastTime == 1_700_000_011)
-        #expect(refused.cause == .fractionalSpeed, "every point has speed 4.25, and none was stored")
-        #expect(transport.posts == 24)
+        #expect(refused.cause == nil && refused.noneHeld, "nothing stored: no property sets them apart")
+        #expect(transport.posts == 26)
         #expect(fixture.state.refusedRecords == 12 && fixture.state.storedThrough == 12)
         // Nothing left to compare: a second pass asks nothing.
-        let again = try await pass(fixture, transport).run(runStart: 0)
-        #expect(again.checked == 0 && transport.posts == 24)
+        let again = try await pass(fixture, transport, clock: clock).run(runStart: 0)
+        #expect(again.checked == 0 && transport.posts == 26)
+    }
+
+    @Test func aStoredMarkBeyondTheCursorStartsReadingBackAgain() async throws {
+        let fixture = try JournalFixture(points: 20)
+        try CursorWrites.advance(fixture.journal, .default, to: 20)
+        var state = SyncState()
+        state.storedThrough = 1 << 53
+        try state.save(in: fixture.journal)
+        let transport = RecorderTransport { _ in true }
+        hold(transport, 0..<20)
+        let report = try await pass(fixture, transport, clock: Clock(), chunk: 10).run(runStart: 20)
+        #expect(report.checked == 20 && report.storedThrough == 20 && report.notes.count == 1)
+        #expect(fixture.state.storedThrough == 20)
     }
 
     // MARK: Through a broker
@@ -117,37 +178,37 @@ import Testing
     @Test func throughABrokerARunReadsBackOnlyWhatEarlierRunsPublished() async throws {
         let fixture = try JournalFixture(points: 30)
         try CursorWrites.advance(fixture.journal, .default, to: 30)
+        let clock = Clock()
         let transport = RecorderTransport { _ in false }
         // This run's drain published all 30 (it began at 0): nothing is read back yet.
-        try ReadBackPass.begin(fixture.journal, .default, runStart: 0)
-        let own = try await pass(fixture, transport, resender: BrokerResender()).run(runStart: 0)
+        try ReadBackPass.begin(fixture.journal, .default, acknowledged: 0..<30, now: clock.now)
+        let own = try await pass(fixture, transport, clock: clock, resender: BrokerResender()).run(runStart: 0)
         #expect(own.checked == 0 && transport.gets == 0 && own.unfinished == nil)
         #expect(fixture.state.storedThrough == 0)
     }
 
-    @Test func throughABrokerWhatIsSentAgainIsReadBackByTheNextRun() async throws {
+    @Test func throughABrokerWhatIsSentAgainIsReadBackByALaterRun() async throws {
         let fixture = try JournalFixture(points: 30)
         try CursorWrites.advance(fixture.journal, .default, to: 30)
+        let clock = Clock()
         let transport = RecorderTransport { _ in false }
-        try ReadBackPass.begin(fixture.journal, .default, runStart: 0)
+        try ReadBackPass.begin(fixture.journal, .default, acknowledged: 0..<30, now: clock.now - Self.settle)
         // The Recorder holds the first 10 of what an earlier run published.
-        for index in 0..<10 {
-            let point = JournalFixture.point(index)
-            transport.hold(StoredPoint(time: point.timestamp, latitude: point.latitude, longitude: point.longitude))
-        }
+        hold(transport, 0..<10)
         let broker = BrokerResender()
-        let first = try await pass(fixture, transport, chunk: 10, resender: broker).run(runStart: 30)
-        #expect(first.checked == 30 && first.stored == 10 && first.resent == 20 && first.resentForNextRun == 20)
+        let first = try await pass(fixture, transport, clock: clock, chunk: 10, resender: broker).run(runStart: 30)
+        #expect(first.checked == 30 && first.stored == 10 && first.resent == 20)
         #expect(first.unfinished == "20 points the receiver did not hold sent again through the broker")
         #expect(first.storedThrough == 10, "the mark stops before the first chunk sent again")
         #expect(broker.lines.count == 20)
         #expect(fixture.state.resends.count == 20 && fixture.state.resends.values.allSatisfy { $0 == 1 })
-        // The broker delivers; the next run finds them stored.
+        // The broker delivers; a run once they settled finds them stored.
         for line in broker.lines {
             let point = try LocationFeature(jsonLine: line[...])
             transport.hold(StoredPoint(time: point.timestamp, latitude: point.latitude, longitude: point.longitude))
         }
-        let second = try await pass(fixture, transport, chunk: 10, resender: broker).run(runStart: 30)
+        clock.advance(Self.settle)
+        let second = try await pass(fixture, transport, clock: clock, chunk: 10, resender: broker).run(runStart: 30)
         #expect(second.unfinished == nil && second.resent == 0 && second.storedThrough == 30)
         #expect(fixture.state.resends.isEmpty && fixture.state.refusedRecords == 0)
     }
@@ -155,14 +216,16 @@ import Testing
     @Test func throughABrokerAPointStillMissingAfterTwoRunsOfResendsIsRefusedOnce() async throws {
         let fixture = try JournalFixture(points: 20)
         try CursorWrites.advance(fixture.journal, .default, to: 20)
+        let clock = Clock()
         let transport = RecorderTransport { _ in false }
-        try ReadBackPass.begin(fixture.journal, .default, runStart: 0)
+        try ReadBackPass.begin(fixture.journal, .default, acknowledged: 0..<20, now: clock.now - Self.settle)
         let broker = BrokerResender()
         for _ in 0..<2 {
-            let run = try await pass(fixture, transport, chunk: 10, resender: broker).run(runStart: 20)
-            #expect(run.refused == nil && run.resentForNextRun == 20 && run.storedThrough == 0)
+            let run = try await pass(fixture, transport, clock: clock, chunk: 10, resender: broker).run(runStart: 20)
+            #expect(run.refused == nil && run.resent == 20 && run.storedThrough == 0)
+            clock.advance(Self.settle)
         }
-        let last = try await pass(fixture, transport, chunk: 10, resender: broker).run(runStart: 20)
+        let last = try await pass(fixture, transport, clock: clock, chunk: 10, resender: broker).run(runStart: 20)
         #expect(last.refused?.count == 20 && last.resent == 0 && last.storedThrough == 20)
         #expect(fixture.state.refusedRecords == 20, "the second chunk, compared behind a held one, counted once")
         #expect(broker.lines.count == 40)

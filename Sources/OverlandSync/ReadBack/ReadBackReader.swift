@@ -11,6 +11,10 @@ public protocol ReadBackReader: Sendable {
     /// Whether the receiver keeps the fix's own second. Home Assistant keeps only when it
     /// recorded the state: its points are matched by position, and read up to now.
     var keepsFixTime: Bool { get }
+    /// Seconds the receiver may take, after acknowledging a point, before its read API
+    /// shows it (a commit interval, a job queue): nothing is read back, nor judged missing,
+    /// sooner (`ReadBackSettling` gives each reader's, and why).
+    var settleSeconds: Int64 { get }
     /// A request to make before reading (Traccar: the device's numeric id), nil for none.
     func setupRequest() -> ReceiverRequest?
     /// This reader once the setup request's answer is known.

@@ -6,10 +6,15 @@ public struct ReadBackReport: Sendable, Equatable {
     public var checked = 0
     /// Of them, found stored (at once or after a resend).
     public var stored = 0
-    /// Points sent again because they were read back missing.
+    /// Points sent again because they were read back missing: read back by a later run,
+    /// once settled.
     public var resent = 0
-    /// Of `resent`, those sent through a broker: read back by the next run.
-    public var resentForNextRun = 0
+    /// Points acknowledged or sent again too recently to be read back (the reader's
+    /// settle time): a later run reads them.
+    public var waiting = 0
+    /// What the pass found wrong with its own state (a stored mark beyond the cursor),
+    /// one line each.
+    public var notes: [String] = []
     /// The points refused in this pass: still missing after two resends.
     public var refused: Refusal?
     /// Why the pass could not finish (the receiver could not be read, a resend was not
@@ -35,6 +40,9 @@ public struct ReadBackReport: Sendable, Equatable {
         /// What every refused point has and no stored one does, with the setting that
         /// fixes it; nil when no one property sets them apart.
         public var cause: RefusalCause?
+        /// Whether the receiver held none of the points compared (a wrong verify_url,
+        /// device or entity, rather than points it would not keep).
+        public var noneHeld = false
     }
 }
 

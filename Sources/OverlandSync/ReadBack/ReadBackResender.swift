@@ -4,12 +4,11 @@ import OverlandProtocol
 /// Sends points again that a receiver did not store (`ReadBackPass`), as the destination
 /// sends them: an HTTP receiver in its own requests (`HTTPResender`), an MQTT broker as
 /// QoS 1 publishes (OverlandMQTT's `MQTTResender`). Throws when a resend is not
-/// acknowledged: the points stay unsettled for the next run.
+/// acknowledged: the points stay unsettled for the next run. What was sent again is read
+/// back once it has settled, by a later run (`ReadBackPass`).
 public protocol ReadBackResender: Sendable {
-    /// Whether what was sent again can be read back at once. False for a broker: it
-    /// acknowledges a publish before its subscriber (the Recorder, Home Assistant) has it,
-    /// so what it was sent is read back by the next run, never by the run that sent it.
-    var readsBackAtOnce: Bool { get }
+    /// How the points went, for the run's line (" through the broker"), or "".
+    var route: String { get }
     /// Sends the journal lines `lines` again; `timeout` bounds each request.
     func resend(_ lines: [ArraySlice<UInt8>], timeout: Duration) async throws
     /// Called once at the end of a pass that sent points again (a broker: the newest
@@ -18,21 +17,34 @@ public protocol ReadBackResender: Sendable {
 }
 
 extension ReadBackResender {
+    public var route: String { "" }
     public func finish(timeout: Duration) async throws {}
 }
 
 /// Resending to an HTTP receiver: the receiver's own requests (its batch rule and
-/// encoder), each of which must be acknowledged.
+/// encoder), each of which must be acknowledged; then the newest point acknowledged once
+/// more, as a broker's resends end (a tracker shows the newest position, not the last old
+/// point sent again).
 public struct HTTPResender: ReadBackResender {
     let configuration: SyncConfiguration
     let transport: any Transport
+    let journal: Journal
+    let cursor: CursorName
 
-    public init(configuration: SyncConfiguration, transport: any Transport) {
+    public init(configuration: SyncConfiguration, transport: any Transport, journal: Journal, cursor: CursorName) {
         self.configuration = configuration
         self.transport = transport
+        self.journal = journal
+        self.cursor = cursor
     }
 
-    public var readsBackAtOnce: Bool { true }
+    public func finish(timeout: Duration) async throws {
+        let acknowledged = try journal.cursor(for: cursor)
+        // Only an acknowledged point: one past the cursor is the next drain's, in order.
+        guard let newest = try journal.lastRecord(where: { (try? LocationFeature(jsonLine: $0)) != nil }),
+              newest.sequence < acknowledged else { return }
+        try await resend([newest.line], timeout: timeout)
+    }
 
     public func resend(_ lines: [ArraySlice<UInt8>], timeout: Duration) async throws {
         guard let receiver = configuration.makeReceiver() else { throw ReadBackError("no receiver for resending") }

@@ -10,6 +10,8 @@ extension ReadBackPass {
         let transport: any Transport
         let timeout: Duration
         let answerLimit: Int
+        /// What reading may spend at most (nil: no bound of its own).
+        var budget: ReadBackBudget?
         private var setUp = false
 
         init(reader: any ReadBackReader, transport: any Transport, timeout: Duration, answerLimit: Int) {
@@ -24,14 +26,17 @@ extension ReadBackPass {
         /// up to `now`.
         mutating func read(from: Int64, through: Int64, now: Int64) async throws -> [StoredPoint] {
             if !setUp, let setup = reader.setupRequest() {
-                reader = try reader.resolved(by: try await get(setup))
+                let reply = try await spending(setup)
+                do { reader = try reader.resolved(by: reply) } catch { throw Self.unreadable(error) }
             }
             setUp = true
             let until = reader.keepsFixTime ? through : max(through, now)
             var held: [StoredPoint] = []
             var page = 0
             while true {
-                let answer = try reader.parse(try await get(reader.request(from: from, through: until, page: page)), page: page)
+                let reply = try await spending(reader.request(from: from, through: until, page: page))
+                let answer: ReadBackPage
+                do { answer = try reader.parse(reply, page: page) } catch { throw Self.unreadable(error) }
                 held += answer.points
                 guard held.count <= answerLimit else {
                     throw ReadBackError("\(reader.receiverName) answered more than \(answerLimit) points for one range")
@@ -39,6 +44,21 @@ extension ReadBackPass {
                 guard answer.hasMore else { return held }
                 page += 1
             }
+        }
+
+        /// A 2xx answer the reader cannot read: the read API is not where verify_url says, or
+        /// not the receiver's (a configuration error, with what to set).
+        static func unreadable(_ error: ReadBackError) -> ReadBackError {
+            ReadBackError("\(error.description): check verify_url (the read API's base url) and the destination's profile",
+                          isConfiguration: true)
+        }
+
+        /// Sends one read request within the budget.
+        private mutating func spending(_ request: ReceiverRequest) async throws -> HTTPReply {
+            try budget?.spendRequest()
+            let reply = try await get(request)
+            try budget?.spend(bytes: reply.body.count)
+            return reply
         }
 
         /// Sends one read request; a reply that is not 2xx is an error naming the status.
@@ -66,22 +86,22 @@ extension ReadBackPass {
             for point in points { bySecond[point.time, default: []].append(point) }
         }
 
-        /// Whether the receiver holds `point` for `deviceID`: the same second (where it
-        /// keeps the fix's own) and the same position, filed under this device when the
-        /// answer names devices.
-        func holds(_ point: LocationFeature, deviceID: String) -> Bool {
+        /// Whether the receiver holds `point` filed under `device`: the same second (where it
+        /// keeps the fix's own) and the same position, under this device when the answer
+        /// names devices.
+        func holds(_ point: LocationFeature, device: String) -> Bool {
             let candidates = keepsFixTime ? bySecond[point.timestamp] ?? [] : all
             return candidates.contains {
-                $0.isAt(latitude: point.latitude, longitude: point.longitude) && ($0.device == nil || $0.device == deviceID)
+                $0.isAt(latitude: point.latitude, longitude: point.longitude) && ($0.device == nil || $0.device == device)
             }
         }
 
         /// Whether the receiver holds another point in `point`'s second: another device's,
         /// or another position.
-        func sharesSecond(_ point: LocationFeature, deviceID: String) -> Bool {
+        func sharesSecond(_ point: LocationFeature, device: String) -> Bool {
             guard keepsFixTime else { return false }
             return (bySecond[point.timestamp] ?? []).contains {
-                !$0.isAt(latitude: point.latitude, longitude: point.longitude) || ($0.device != nil && $0.device != deviceID)
+                !$0.isAt(latitude: point.latitude, longitude: point.longitude) || ($0.device != nil && $0.device != device)
             }
         }
     }

@@ -5,21 +5,23 @@ import OverlandProtocol
 /// for each `RefusalCause` whether every refused point has it and whether any stored one does.
 struct RefusalTally {
     private var count = 0
+    private var storedCount = 0
     private var firstTime = Int64.max
     private var lastTime = Int64.min
     private var allRefusedHave = Set(RefusalCause.allCases)
     private var someStoredHave = Set<RefusalCause>()
 
-    mutating func note(refused point: LocationFeature, in held: ReadBackPass.HeldPoints, deviceID: String) {
+    mutating func note(refused point: LocationFeature, in held: ReadBackPass.HeldPoints, device: String) {
         count += 1
         firstTime = min(firstTime, point.timestamp)
         lastTime = max(lastTime, point.timestamp)
-        allRefusedHave.formIntersection(Self.causes(of: point, in: held, deviceID: deviceID))
+        allRefusedHave.formIntersection(Self.causes(of: point, in: held, device: device))
     }
 
-    mutating func note(stored point: LocationFeature, deviceID: String) {
+    mutating func note(stored point: LocationFeature, device: String) {
+        storedCount += 1
         // Whether a stored point shares its second is not asked: only the refused ones'.
-        someStoredHave.formUnion(Self.causes(of: point, in: nil, deviceID: deviceID))
+        someStoredHave.formUnion(Self.causes(of: point, in: nil, device: device))
     }
 
     /// Adds what `other` noted.
@@ -30,24 +32,46 @@ struct RefusalTally {
             lastTime = max(lastTime, other.lastTime)
             count += other.count
         }
+        storedCount += other.storedCount
         someStoredHave.formUnion(other.someStoredHave)
     }
 
-    /// The pass's refusal, nil when nothing was refused.
-    var refusal: ReadBackReport.Refusal? {
+    /// The pass's refusal, nil when nothing was refused. A cause is named only when it sets
+    /// the refused points apart from stored ones of the same pass (every refused point has
+    /// it, no stored one does), and only one whose fix `configuration` can take; with no
+    /// point stored at all, nothing sets them apart: the receiver holds none of them.
+    func refusal(for configuration: SyncConfiguration) -> ReadBackReport.Refusal? {
         guard count > 0 else { return nil }
-        let apart = RefusalCause.allCases.filter { allRefusedHave.contains($0) && !someStoredHave.contains($0) }
-        return ReadBackReport.Refusal(count: count, firstTime: firstTime, lastTime: lastTime, cause: apart.first)
+        var refusal = ReadBackReport.Refusal(count: count, firstTime: firstTime, lastTime: lastTime, cause: nil)
+        guard storedCount > 0 else {
+            refusal.noneHeld = true
+            return refusal
+        }
+        refusal.cause = RefusalCause.allCases.first {
+            allRefusedHave.contains($0) && !someStoredHave.contains($0) && $0.canBeFixed(by: configuration)
+        }
+        return refusal
     }
 
-    /// The causes `point` has.
-    static func causes(of point: LocationFeature, in held: ReadBackPass.HeldPoints?, deviceID: String) -> Set<RefusalCause> {
+    /// The causes `point` has, filed under `device`.
+    static func causes(of point: LocationFeature, in held: ReadBackPass.HeldPoints?, device: String) -> Set<RefusalCause> {
         var causes = Set<RefusalCause>()
         if point.speed >= 0, point.speed != point.speed.rounded() { causes.insert(.fractionalSpeed) }
         if point.horizontalAccuracy == 0 { causes.insert(.zeroAccuracy) }
-        if held?.sharesSecond(point, deviceID: deviceID) == true { causes.insert(.sharedSecond) }
-        if deviceID.split(separator: "/", omittingEmptySubsequences: false).count > 2 { causes.insert(.deviceTwoSlashes) }
+        if held?.sharesSecond(point, device: device) == true { causes.insert(.sharedSecond) }
+        if device.split(separator: "/", omittingEmptySubsequences: false).count > 2 { causes.insert(.deviceTwoSlashes) }
         return causes
+    }
+}
+
+extension RefusalCause {
+    /// Whether the setting `fix` names exists for `configuration`: profile wayfinder is an
+    /// Overland receiver's profile, never an OwnTracks, Traccar or MQTT destination's.
+    func canBeFixed(by configuration: SyncConfiguration) -> Bool {
+        switch self {
+        case .fractionalSpeed, .zeroAccuracy: configuration.wireProtocol == .overland
+        case .sharedSecond, .deviceTwoSlashes: true
+        }
     }
 }
 
@@ -57,6 +81,10 @@ extension ReadBackReport.Refusal {
         var text = "\(receiver) did not store \(Plural.count(count, "point")) acknowledged and sent twice again, "
             + "from \(ISO8601UTC.string(from: firstTime)) to \(ISO8601UTC.string(from: lastTime)); no longer sent"
         if let cause { text += ": \(cause.what): \(cause.fix)" }
+        if noneHeld {
+            text += ": \(receiver) holds none of these points: check verify_url, the device or entity it is read for "
+                + "(device_id, topic), and verify_token"
+        }
         return text
     }
 }

@@ -36,8 +36,14 @@ public struct ReadBackPage: Sendable, Equatable {
     }
 }
 
-/// Why a receiver's answer could not be read: one lower-case line.
+/// Why a receiver's answer could not be read: one lower-case line. `isConfiguration`:
+/// waiting will not fix it (an answer that is not what the reader reads: the wrong
+/// verify_url, profile or entity), the user must set something.
 public struct ReadBackError: Error, Sendable, Equatable, CustomStringConvertible {
     public let description: String
-    public init(_ description: String) { self.description = description }
+    public let isConfiguration: Bool
+    public init(_ description: String, isConfiguration: Bool = false) {
+        self.description = description
+        self.isConfiguration = isConfiguration
+    }
 }
