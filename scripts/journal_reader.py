@@ -63,6 +63,29 @@ def valid_record(line):
         text = line.decode("utf-8", "strict")  # rejects overlongs, surrogates, > U+10FFFF
     except UnicodeDecodeError:
         return False
+    return valid_object_text(text)
+
+
+def _not_a_constant(text):
+    raise ValueError("NaN and Infinity are not JSON")
+
+
+# One decoder for every record (json.loads would build one per call: most of its cost).
+_SYNTAX = json.JSONDecoder(parse_constant=_not_a_constant)
+
+
+def valid_object_text(text):
+    """One JSON object by section 3's rules (RFC 8259, paired surrogate escapes, depth <= 64).
+    Python's own parser decides the common case, which it reads as those rules do: with no
+    `\\u` escape (the only way to write a lone surrogate in UTF-8 text) and no more brackets
+    than the depth bound, only its constants (NaN, Infinity) differ, refused by the hook.
+    What it refuses, and anything else, goes through the exact checker, character by
+    character (Python also refuses an integer of over 4,300 digits, which is syntax)."""
+    if "\\u" not in text and text.count("{") + text.count("[") <= MAX_DEPTH:
+        try:
+            return isinstance(_SYNTAX.decode(text), dict)
+        except ValueError:
+            pass
     return _JSONChecker(text).object_document()
 
 
@@ -332,7 +355,12 @@ def read_manifest(journal):
             raw = f.read(4097)
         if len(raw) > 4096:
             raise Refused("manifest.json", "too-large")
-        manifest = json.loads(raw.decode("utf-8"), object_pairs_hook=members)
+        text = raw.decode("utf-8")
+        # Unknown keys may hold any value a record may (section 2): the record rules first,
+        # which also bound the nesting before Python's recursive parser sees it.
+        if not valid_object_text(text):
+            raise ValueError("not one JSON object by the rules of section 3")
+        manifest = json.loads(text, object_pairs_hook=members)
     except (OSError, ValueError) as error:
         raise NotAJournal("manifest.json: %s" % error)
     # A repeated key in the manifest's object: readers would each choose a value (section 2).
@@ -392,20 +420,18 @@ def read_cursor(journal, journal_id, name=None):
     if len(raw) > 1024:
         return "error", "cursor-invalid"
 
+    class NotPlain:
+        """A number not written as plain digits: never a `next`, any value elsewhere."""
+
     def plain_int(text):
-        if not re.fullmatch(r"0|[1-9][0-9]*", text):
-            raise ValueError("not plain digits")
-        return int(text)
-
-    def no_float(text):
-        raise ValueError("not plain digits")
-
-    def no_constant(text):
-        raise ValueError("not JSON")
+        return int(text) if re.fullmatch(r"0|[1-9][0-9]*", text) else NotPlain()
 
     try:
-        cursor = json.loads(raw.decode("utf-8"), parse_int=plain_int, parse_float=no_float,
-                            parse_constant=no_constant, object_pairs_hook=members)
+        text = raw.decode("utf-8")
+        # Unknown keys may hold any value a record may (section 9).
+        if not valid_object_text(text):
+            return "error", "cursor-invalid"
+        cursor = json.loads(text, parse_int=plain_int, parse_float=lambda _: NotPlain(), object_pairs_hook=members)
     except (ValueError, UnicodeDecodeError):
         return "error", "cursor-invalid"
     # A key repeated in the cursor's object is refused: readers would each choose (section 9).
@@ -434,7 +460,7 @@ def read_progress(journal, journal_id, name, durable):
     path = os.path.join(journal, "state", "progress-" + name)
     try:
         info = os.lstat(path)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # no state/, or a file in its place: no record
         return None
     if not stat.S_ISREG(info.st_mode):
         return "ignored", "progress-not-file"

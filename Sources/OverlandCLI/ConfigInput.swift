@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import OverlandJSON
 
 /// Secrets read from standard input rather than the command line, where the shell
 /// history and the process list (`ps`) would show them.
@@ -18,7 +19,7 @@ enum ConfigInput {
             let count = read(0, &byte, 1)
             if count < 0 {
                 if errno == EINTR { continue }
-                throw CommandFailure("cannot read standard input: \(String(cString: strerror(errno)).lowercased())", status: .ioError)
+                throw CommandFailure("cannot read standard input: \(SystemErrorText.of(errno))", status: .ioError)
             }
             if count == 0 || byte == UInt8(ascii: "\n") { break }
             bytes.append(byte)

@@ -166,12 +166,9 @@ public struct DestinationCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "set",
             abstract: "Change one key of a destination.",
-            discussion: """
-                Keys: url, protocol, profile, token, device_id, send_interval, ca_file, \
-                logging_mode; for overland also batch_size and consider_2xx_successful; for \
-                mqtt topic, username, discovery, keepalive and protocol_version. A key the \
-                destination's protocol does not take is refused. Values are checked as \
-                'overland config set' checks them.
+            discussion: keysHelp + """
+                 A key the destination's protocol does not take is refused. Values are \
+                checked as 'overland config set' checks them.
 
                 NAME default changes the settings file: 'destination set default url URL' \
                 is 'config set endpoint URL'. The default destination speaks overland.
@@ -183,6 +180,21 @@ public struct DestinationCommand: ParsableCommand {
                   overland destination set wayfinder send_interval 1m
                   pass show traccar | overland destination set home token --stdin
                 """)
+
+        /// "Keys: ...; overland only: ...; mqtt only: ...": from `DestinationKey.all`, so that
+        /// the help names every key the table holds.
+        static var keysHelp: String {
+            var groups: [(who: String, names: [String])] = []
+            for key in DestinationKey.all {
+                let who = key.protocols.count == WireProtocol.allCases.count ? "Keys" : key.takenBy
+                if let index = groups.firstIndex(where: { $0.who == who }) {
+                    groups[index].names.append(key.name)
+                } else {
+                    groups.append((who, [key.name]))
+                }
+            }
+            return groups.map { "\($0.who): \($0.names.joined(separator: ", "))" }.joined(separator: "; ") + "."
+        }
 
         @OptionGroup var settingsOptions: SettingsOptions
         @Argument(help: ArgumentHelp("The destination.", valueName: "name"), completion: Completions.destinationNames) var name: String
@@ -210,7 +222,7 @@ public struct DestinationCommand: ParsableCommand {
                 var current: Destination?
                 _ = try DestinationsFile.update(path: settingsOptions.destinationsPath) { destinations in
                     guard let index = destinations.firstIndex(where: { $0.name == name }) else {
-                        throw DestinationCommand.unknown(name, among: destinations)
+                        throw DestinationCommand.unknown(name, among: destinations, withDefault: true)
                     }
                     let old = destinations[index]
                     do throws(SettingsError) { try key.set(text, in: &destinations[index]) } catch { throw error.usageFailure }
@@ -355,8 +367,11 @@ public struct DestinationCommand: ParsableCommand {
         }
     }
 
-    static func unknown(_ name: String, among destinations: [Destination]) -> CommandFailure {
-        let names = destinations.map(\.name)
+    /// `withDefault`: `default` is named first even without an endpoint (`set` takes it:
+    /// the settings file is always there), as `overland-sync --to` names it.
+    static func unknown(_ name: String, among destinations: [Destination], withDefault: Bool = false) -> CommandFailure {
+        var names = destinations.map(\.name)
+        if withDefault, !names.contains(Destination.defaultName) { names.insert(Destination.defaultName, at: 0) }
         return CommandFailure("no destination '\(name)'" + (names.isEmpty ? "" : " (configured: \(names.joined(separator: ", ")))"),
                               status: .usage)
     }
@@ -366,7 +381,9 @@ public struct DestinationCommand: ParsableCommand {
     static func shown(_ key: DestinationKey, in destination: Destination) -> String {
         switch key.name {
         case _ where SettingKey.isSecret(key.name): return Destination.shownToken(key.get(from: destination))
-        case "url": return RedactedURL.shown(destination.url)
+        case _ where SettingKey.holdsURL(key.name):
+            let url = key.get(from: destination)
+            return url.isEmpty ? ConfigOutput.shown(url) : RedactedURL.shown(url)
         default: return ConfigOutput.shown(key.get(from: destination))
         }
     }
@@ -386,7 +403,8 @@ public struct DestinationCommand: ParsableCommand {
                 writer.appendRaw(":")
                 switch key.name {
                 case _ where SettingKey.isSecret(key.name): writer.appendBool(!key.get(from: destination).isEmpty)
-                case "url": writer.appendString(RedactedURL.shown(destination.url))
+                case _ where SettingKey.holdsURL(key.name):
+                    if let url = key.value(in: destination).string { writer.appendString(RedactedURL.shown(url)) } else { writer.appendNull() }
                 default: writer.appendValue(key.value(in: destination))
                 }
             }

@@ -54,9 +54,7 @@ struct DestinationStatus {
         }
         lines.append(("sending", Status.sending(destination.sendInterval.rawValue, sync: sync, changed: destinationChanged, now: now)))
         if destination.verify { lines.append(("read back", readBack)) }
-        let width = lines.map(\.0.count).max() ?? 0
-        return "destination \(destination.name)\n"
-            + lines.map { "  " + $0.0 + String(repeating: " ", count: width + 2 - $0.0.count) + $0.1 + "\n" }.joined()
+        return "destination \(destination.name)\n" + Format.table(lines, indent: "  ")
     }
 
     /// Read-back (`verify`): what the receiver acknowledged, what it is known to store
@@ -65,7 +63,7 @@ struct DestinationStatus {
         let stored = sync.storedThrough.map { "stored through record \($0)" } ?? "nothing read back yet"
         var text = "acknowledged through record \(acknowledged), \(stored), \(sync.refusedRecords) refused"
         if sync.refusedRecords > 0, let last = sync.lastRefusal {
-            text += " (last: \(PrintableText.sanitised(last, allowLineBreaks: false)))"
+            text += " (last: \(last))"
         }
         if let problem = readBackProblem { text += "; cannot be read back: \(problem)" }
         return text

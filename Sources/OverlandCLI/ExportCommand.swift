@@ -107,7 +107,7 @@ final class ExportDestination {
         let opened = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         if opened < 0 {
             let code = errno
-            throw CommandFailure("cannot create '\(path)': \(String(decoding: UnsafeRawBufferPointer(start: strerror(code), count: strlen(strerror(code))), as: UTF8.self).lowercased())",
+            throw CommandFailure("cannot create '\(path)': \(SystemErrorText.of(code))",
                                  status: code == EACCES ? .noPermission : .cannotCreate)
         }
         // An existing file keeps its mode through O_CREAT: make it private as promised. Only
@@ -117,7 +117,7 @@ final class ExportDestination {
            fchmod(opened, 0o600) != 0 {
             let code = errno
             close(opened)
-            throw CommandFailure("cannot make '\(path)' private (mode 0600): \(String(cString: strerror(code)).lowercased())",
+            throw CommandFailure("cannot make '\(path)' private (mode 0600): \(SystemErrorText.of(code))",
                                  status: code == EPERM || code == EACCES ? .noPermission : .ioError)
         }
         fd = opened
@@ -146,7 +146,6 @@ final class ExportDestination {
 
     private func failure(_ operation: String) -> CommandFailure {
         let code = errno
-        let reason = String(decoding: UnsafeRawBufferPointer(start: strerror(code), count: strlen(strerror(code))), as: UTF8.self)
-        return CommandFailure("\(operation) '\(path ?? "standard output")': \(reason.lowercased())", status: .ioError)
+        return CommandFailure("\(operation) '\(path ?? "standard output")': \(SystemErrorText.of(code))", status: .ioError)
     }
 }

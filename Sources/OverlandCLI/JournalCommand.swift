@@ -51,6 +51,8 @@ public struct JournalCommand: ParsableCommand {
         var first: String?
         var last: String?
         var outOfOrder = 0
+        /// Location points among the records (trip, visit and action records are not).
+        var points: UInt64 = 0
 
         init(journal: Journal) throws {
             self.journal = journal
@@ -68,14 +70,15 @@ public struct JournalCommand: ParsableCommand {
             try scanTimes()
         }
 
-        /// One pass over the records: the earliest and latest times, and how many came
-        /// after a later one.
+        /// One pass over the records: the location points, their earliest and latest
+        /// times, and how many came after a later one. A trip record's time is its end, not
+        /// a point's: it counts in neither.
         private mutating func scanTimes() throws {
             var earliest: Int64?, latest: Int64?
             let reader = try journal.records(from: 0)
             while let record = try reader.next() {
-                guard let time = LocationFeature.pointTimestamp(in: record.line)
-                    ?? RecordFields.timestamp(in: record.line).flatMap(ISO8601UTC.parse) else { continue }
+                guard let time = LocationFeature.pointTimestamp(in: record.line) else { continue }
+                points += 1
                 if let latest, time < latest { outOfOrder += 1 }
                 earliest = min(earliest ?? time, time)
                 latest = max(latest ?? time, time)
@@ -97,7 +100,7 @@ public struct JournalCommand: ParsableCommand {
             writer.appendString(journal.path)
             writer.appendRaw(",\"journal_id\":" as StaticString)
             writer.appendString(journal.id.description)
-            for (key, value) in [("records", stats.records), ("sent", sent), ("skipped", skipped),
+            for (key, value) in [("records", stats.records), ("points", points), ("sent", sent), ("skipped", skipped),
                                  ("passed_when_added", stats.passedAtStart), ("unsent", stats.unsentRecords),
                                  ("sealed_records", stats.sealedRecords), ("active_records", stats.activeRecords),
                                  ("sealed_bytes", UInt64(stats.sealedBytes)), ("active_bytes", UInt64(stats.activeBytes)),
@@ -142,11 +145,11 @@ public struct JournalCommand: ParsableCommand {
         }
 
         func text() -> [String] {
-            let device = journal.manifest.deviceID.isEmpty ? "(none)" : journal.manifest.deviceID
+            let device = journal.manifest.deviceID.isEmpty ? "(none)" : PrintableText.escaped(journal.manifest.deviceID)
             let passedOver = stats.passedAtStart == 0 ? "" : "\(stats.passedAtStart) passed over (logged before a destination was added), "
             let skippedText = skipped == 0 ? "" : "\(skipped) skipped (not sent: all but the newest in the latest and owntracks modes, and trips, visits and actions to owntracks and traccar receivers), "
             var lines = ["journal   \(journal.path)", "id        \(journal.id)  device \(device)",
-                         "points    \(stats.records): \(sent) sent, \(passedOver)\(skippedText)\(stats.unsentRecords) unsent"]
+                         "records   \(stats.records) (\(Plural.count(points, "location point"))): \(sent) sent, \(passedOver)\(skippedText)\(stats.unsentRecords) unsent"]
             for reader in stats.readers {
                 if let cursor = reader.cursor {
                     let passed = reader.passedAtStart > 0 ? ", \(reader.passedAtStart) passed over when it was added" : ""

@@ -48,6 +48,7 @@ extension JournalCommand {
             try reportingFailures("overland journal move") {
                 let journal = try journalOptions.open()
                 let printer = IssuePrinter(tool: "overland journal move")
+                var moved: JournalMoveReport?
                 do throws(JournalMoveError) {
                     if abort {
                         let report = try journal.abortMove(targetPath: target, targetLost: targetLost)
@@ -63,11 +64,26 @@ extension JournalCommand {
                     if report.resumed { Terminal.line("finished an interrupted move") }
                     Terminal.line("moved \(Plural.count(report.segments, "segment")), \(Plural.count(report.records, "record")), \(Plural.count(report.bytes, "byte")) to '\(report.targetPath)'")
                     if let stopped = report.stoppedAt { Terminal.line("stopped: \(stopped)") }
+                    moved = report
                 } catch {
                     throw error.commandFailure
                 }
+                if let moved { try checkSomethingMoved(moved, journal: journal) }
             }
         }
+    }
+}
+
+extension JournalCommand.Move {
+    /// A move that took nothing while unsent points stay behind (in the active segment,
+    /// which only --seal moves) did not do what it was asked: said, and not exit 0, so that
+    /// no one wipes the journal believing it carried.
+    func checkSomethingMoved(_ report: JournalMoveReport, journal: Journal) throws {
+        guard report.segments == 0, !report.resumed, !seal else { return }
+        let unsent = try journal.backlog()
+        guard unsent > 0 else { return }
+        throw CommandFailure("moved nothing, and \(unsent) unsent points stay here: what is not sealed moves only with --seal "
+                             + "(overland journal move --seal --to DIR)", status: .usage)
     }
 }
 

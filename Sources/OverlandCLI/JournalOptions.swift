@@ -12,11 +12,14 @@ import OverlandSettings
 public struct JournalOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
         "The journal directory.",
-        discussion: "Default: $OVERLAND_JOURNAL, else the settings' journal, else $XDG_DATA_HOME/overland/journal, else ~/.local/share/overland/journal.",
+        discussion: JournalOptions.defaultHelp,
         valueName: "dir"), completion: .directory)
     public var journal: String?
 
     @OptionGroup public var settingsOptions: SettingsOptions
+
+    /// Where the journal is when no flag names it, as every command's help says it.
+    static let defaultHelp = "Default: $OVERLAND_JOURNAL, else the settings' journal, else $XDG_DATA_HOME/overland/journal, else ~/.local/share/overland/journal."
 
     public init() {}
 

@@ -112,7 +112,7 @@ public struct LogCommand: ParsableCommand {
     var gpsd = false
 
     @Option(name: .customLong("no-fix-warning"),
-            help: "Seconds a live input may go without a fix before a warning on standard error (default 60).")
+            help: ArgumentHelp("Seconds a live input may go without a fix before a warning on standard error.", valueName: "seconds"))
     var noFixWarning: Double = 60
 
     @Flag(help: "Print what was read, skipped and logged on standard error at exit.")

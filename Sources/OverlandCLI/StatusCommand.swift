@@ -194,8 +194,7 @@ struct Status {
         } else {
             lines.append(("journal", "\(journalPath): not created yet (overland-log creates it)"))
         }
-        let width = lines.map(\.0.count).max() ?? 0
-        var text = lines.map { $0.0 + String(repeating: " ", count: width + 2 - $0.0.count) + $0.1 + "\n" }.joined()
+        var text = Format.table(lines)
         if blocks {
             for destination in destinations { text += "\n" + destination.text(now: now) }
         }
@@ -207,7 +206,7 @@ struct Status {
         guard let last else { return [("last point", "none yet")] }
         var position = "\(last.latitude), \(last.longitude)"
         if last.horizontalAccuracy >= 0 { position += " ±\(last.horizontalAccuracy) m" }
-        if last.verticalAccuracy >= 0 { position += ", altitude \(last.altitude) m" }
+        if let altitude = last.knownAltitude { position += ", altitude \(altitude) m" }
         let speed = last.speed >= 0 ? Format.tenths(last.speed).map { "\($0) m/s" } ?? "out of range" : "unknown"
         return [("last point", "\(ago(last.timestamp)) (\(ISO8601UTC.string(from: last.timestamp)))"), ("position", position),
                 ("speed", speed + (last.motion.isEmpty ? "" : ", " + last.motion.map(\.rawValue).joined(separator: ", ")))]
@@ -269,7 +268,9 @@ struct Status {
         time(#","next_attempt":"#, sync.nextAttempt)
         writer.appendRaw(#","failed_attempts":"#)
         writer.appendInteger(sync.consecutiveFailures)
-        text(#","last_error":"#, sync.lastError.map(hidingSecrets))
+        // As the text says it: an error only while the failures it ended still apply (a
+        // one-off --url's are against another receiver, forgotten by `forgetFailures`).
+        text(#","last_error":"#, sync.consecutiveFailures > 0 ? sync.lastError.map(hidingSecrets) : nil)
         text(#","geocode":"#, sync.geocode)
         text(#","send_interval":"#, sendInterval)
         text(#","endpoint":"#, endpoint.map(RedactedURL.shown))

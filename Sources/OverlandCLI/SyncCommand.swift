@@ -53,7 +53,7 @@ public struct SyncCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("journal"), help: ArgumentHelp(
         "A journal to upload; repeat for several (each keeps its own cursor).",
-        discussion: "Default: $OVERLAND_JOURNAL, else the settings' journal, else ~/.local/share/overland/journal.",
+        discussion: JournalOptions.defaultHelp,
         valueName: "dir"), completion: .directory)
     var journals: [String] = []
 
@@ -223,7 +223,8 @@ public struct SyncCommand: AsyncParsableCommand {
         }
         var worst = ExitStatus.ok
         for (destination, (_, report)) in zip(destinations.selected, outcome.reports) {
-            let lines = SyncReportLines(label: labelled ? destination.name : nil, journal: path, endpoint: destination.url, verbose: verbose)
+            let lines = SyncReportLines(label: labelled ? destination.name : nil, journal: path, endpoint: destination.url, verbose: verbose,
+                                        destination: destination.name, hasToken: !(destination.token ?? "").isEmpty)
             let status = lines.print(report)
             if status.severity > worst.severity { worst = status }
             let readBack = ReadBackStep.describe(report.readBack, tool: "overland-sync: " + (labelled ? "\(destination.name): " : ""),

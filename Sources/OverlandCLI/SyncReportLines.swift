@@ -1,4 +1,5 @@
 import OverlandJSON
+import OverlandSettings
 import OverlandSync
 
 /// One destination's `SyncReport` as `overland-sync` says it: lines on standard error and
@@ -10,18 +11,38 @@ struct SyncReportLines {
     /// The url as shown (`RedactedURL`).
     let server: String
     let verbose: Bool
+    /// How the user sets this destination's token, when it has none: a refusal then says
+    /// that none is set, not that it is wrong.
+    let settingToken: String?
 
-    init(label: String?, journal: String, endpoint: String, verbose: Bool) {
+    init(label: String?, journal: String, endpoint: String, verbose: Bool, destination: String? = nil, hasToken: Bool = true) {
         tool = "overland-sync: " + (label.map { "\($0): " } ?? "")
         self.journal = journal
         server = RedactedURL.shown(endpoint)
         self.verbose = verbose
+        settingToken = hasToken ? nil : destination.map { name in
+            name == Destination.defaultName ? "overland config set token --stdin" : "overland destination set \(name) token --stdin"
+        }
     }
 
     /// Prints what `report` says and returns its exit status.
     func print(_ report: SyncReport) -> ExitStatus {
-        for warning in report.warnings { Terminal.error("\(tool)\(journal): \(warning)") }
+        for warning in report.warnings where verbose || !(Self.isNote(warning) && Self.succeeded(report)) {
+            Terminal.error("\(tool)\(journal): \(warning)")
+        }
         return quiet(report) ?? failure(report)
+    }
+
+    /// A line that explains a run rather than warns (the destination changed since its
+    /// failures, so it is tried at once): worth saying when the run fails or when asked,
+    /// not after a run that succeeded (cron mails every line).
+    private static func isNote(_ warning: String) -> Bool { warning == SyncReport.destinationChangedNote }
+
+    private static func succeeded(_ report: SyncReport) -> Bool {
+        switch report.outcome {
+        case .delivered, .nothingToSend, .maxTimeReached: true
+        default: false
+        }
     }
 
     /// A run that went as it should (sent, or had nothing due): said only when asked, or
@@ -71,9 +92,17 @@ struct SyncReportLines {
             // MQTT: the broker's CONNACK reason, named by the sender.
             Terminal.error("\(tool)\(report.message ?? "\(server) refused the credentials: check the username and token")")
             return .noPermission
+        case .refused(let status) where settingToken != nil:
+            Terminal.error("\(tool)\(server) asks for credentials (HTTP \(status)) and no token is set: set one with '\(settingToken ?? "")'")
+            return .noPermission
         case .refused(let status):
             Terminal.error("\(tool)\(server) refused the credentials (HTTP \(status)): check the token")
             return .noPermission
+        case .configurationError where report.lastStatus != nil:
+            // The receiver's reply (a 404, a redirect): its message starts with the url, as
+            // every other line about the server does, not with the journal.
+            Terminal.error("\(tool)\(report.message ?? "\(server): wrong endpoint")")
+            return .configuration
         case .configurationError:
             Terminal.error("\(tool)\(journal): \(report.message ?? "configuration error")")
             return .configuration

@@ -86,7 +86,11 @@ public struct TripCommand: ParsableCommand {
         func run() throws {
             try reportingFailures("overland trip start") {
                 let settings = try journalOptions.settings()
-                let journal = try Journal(path: journalOptions.path(with: settings), create: true,
+                // Only the default journal is created here (a trip started before the first
+                // fix); one named by --journal, OVERLAND_JOURNAL or the settings must exist, as
+                // for every other command: a typo must not make a new journal.
+                let named = journalOptions.journal != nil || settings.journal != nil
+                let journal = try Journal(path: journalOptions.path(with: settings), create: !named,
                                           deviceID: DeviceIdentity.resolve(flag: nil, settings: settings),
                                           machine: UniqueID.ofThisMachine())
                 let held = try Trip.lockForChange(in: journal)
@@ -148,6 +152,15 @@ enum Format {
         if seconds < 3600 { return "\(seconds / 60) min \(seconds % 60) s" }
         if seconds < 2 * 86_400 { return "\(seconds / 3600) h \(seconds / 60 % 60) min" }
         return "\(seconds / 86_400) d \(seconds / 3600 % 24) h"
+    }
+
+    /// Aligned lines of a label and a value, each value on its own line whatever it holds:
+    /// values come from files (a state file's last error, a geocode, an input's name), and
+    /// are shown escaped (`PrintableText.escaped`), here for every table `status` prints.
+    static func table(_ lines: [(String, String)], indent: String = "") -> String {
+        let width = lines.map(\.0.count).max() ?? 0
+        return lines.map { indent + $0.0 + String(repeating: " ", count: width + 2 - $0.0.count) + PrintableText.escaped($0.1) + "\n" }
+            .joined()
     }
 
     static func distance(_ metres: Double) -> String {

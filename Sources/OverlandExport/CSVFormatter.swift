@@ -22,7 +22,7 @@ struct CSVFormatter: RecordFormatter {
         output.append(",")
         output.appendDecimal(point.longitude, maxFractionDigits: 7)
         output.append(",")
-        if !(point.altitude == 0 && point.verticalAccuracy < 0) { output.append(String(point.altitude)) }
+        if let altitude = point.knownAltitude { output.append(String(altitude)) }
         output.append(",")
         if point.speed >= 0 { output.appendDecimal(point.speed, maxFractionDigits: 2) }
         output.append(",")

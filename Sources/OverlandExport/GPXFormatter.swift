@@ -51,10 +51,9 @@ struct GPXFormatter: RecordFormatter {
         // The schema's longitude stops short of 180: the same meridian is -180.
         output.appendDecimal(point.longitude == 180 ? -180 : point.longitude, maxFractionDigits: 7)
         output.append("\">")
-        // 0 with no vertical accuracy is how the protocol says "altitude unknown".
-        if !(point.altitude == 0 && point.verticalAccuracy < 0) {
+        if let altitude = point.knownAltitude {
             output.append("<ele>")
-            output.append(String(point.altitude))
+            output.append(String(altitude))
             output.append("</ele>")
         }
         output.append("<time>")

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import OverlandJSON
 
 /// An export could not sort in time order: a temporary file could not be made, written or
 /// read back (a full or read-only temporary directory), or the journal changed between the
@@ -16,7 +17,7 @@ public struct ExportSortError: Error, CustomStringConvertible, Sendable {
     }
 
     static func io(_ what: String, _ path: String, _ code: Int32 = errno) -> ExportSortError {
-        ExportSortError(.io, "cannot \(what) the sort's temporary file '\(path)': \(String(cString: strerror(code)))")
+        ExportSortError(.io, "cannot \(what) the sort's temporary file '\(path)': \(SystemErrorText.of(code))")
     }
 }
 

@@ -18,6 +18,28 @@ public enum PrintableText {
         !text.unicodeScalars.contains { isUnsafe($0, allowLineBreaks: allowLineBreaks) }
     }
 
+    /// A value read from a file (a state file, the settings' neighbours, a journal), shown
+    /// inside a line of a message: every unsafe scalar, newline and tab included, written as
+    /// an escape (`\n`, `\r`, `\t`, else `\u{1B}`), so that the value stays on its line
+    /// and cannot forge another, and what it held can still be told.
+    public static func escaped(_ text: String) -> String {
+        if isPrintable(text, allowLineBreaks: false) { return text }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            guard isUnsafe(scalar, allowLineBreaks: false) else {
+                result.unicodeScalars.append(scalar)
+                continue
+            }
+            switch scalar {
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            default: result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            }
+        }
+        return result
+    }
+
     /// `text` with every unsafe scalar replaced by `replacement` ("" drops it).
     public static func sanitised(_ text: String, replacement: String = "?", allowLineBreaks: Bool = true) -> String {
         if isPrintable(text, allowLineBreaks: allowLineBreaks) { return text }

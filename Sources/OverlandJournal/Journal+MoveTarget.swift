@@ -11,9 +11,9 @@ extension Journal {
     /// created by a move (its manifest has no `moved_from`).
     public func movedFrom() throws(JournalError) -> [JournalID]? {
         let manifestPath = path + "/manifest.json"
-        let bytes = try fs.readFile(manifestPath, limit: 4096)
-        guard let value = try? JSONParser.parse(bytes, limits: JSONLimits(maxDepth: 4, maxBytes: 4096)),
-              let list = value["moved_from"]?.array else { return nil }
+        let bytes = try fs.readFile(manifestPath, limit: JournalManifest.maximumSize)
+        guard case .members(let members) = TopLevelMembers.checked(bytes),
+              let list = TopLevelMembers.value("moved_from", in: members, of: bytes)?.array else { return nil }
         var ids: [JournalID] = []
         for item in list {
             guard let text = item.string, let id = JournalID(hex: text) else {

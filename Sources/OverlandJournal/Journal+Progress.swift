@@ -57,6 +57,7 @@ extension Journal {
         let file = progressPath(for: record.name)
         guard fs.kind(file) == .file, fs.status(file)?.size == ProgressRecord.size else {
             try fs.makeDirectory(statePath)
+            try clearProgress(file)
             try fs.replaceAtomically(file, with: record.encoded, faultPrefix: "progress")
             return
         }
@@ -102,7 +103,25 @@ extension Journal {
     func removeProgress(for name: CursorName) throws(JournalError) {
         let file = progressPath(for: name)
         guard fs.kind(file) != .missing else { return }
+        try clearProgress(file)
         try fs.remove(file)
+        try fs.syncDirectory(statePath)
+    }
+
+    /// Takes away whatever stands at a progress record's name that is not a regular file,
+    /// so that it can be replaced: such a record is ignored, never refused (section 9), and
+    /// a sync that refused to write over it would resend the same batch on every run. A
+    /// link (never followed), FIFO or device is unlinked; a directory, which may hold
+    /// someone's files, is renamed into `damaged/` whole.
+    private func clearProgress(_ file: String) throws(JournalError) {
+        switch fs.kind(file) {
+        case .missing, .file: return
+        case .symlink, .other: try fs.remove(file)
+        case .directory:
+            try fs.makeDirectory(damagedPath)
+            try fs.rename(file, damagedPath + "/" + FilePath.baseName(of: file) + ".not-a-file-\(Journal.currentTime())")
+            try fs.syncDirectory(damagedPath)
+        }
         try fs.syncDirectory(statePath)
     }
 }

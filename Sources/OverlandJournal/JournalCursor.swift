@@ -37,28 +37,25 @@ public struct JournalCursor: Sendable, Equatable {
     /// hex digits and whose `next` is written as plain decimal digits, from 0 to 2^53. `name`
     /// is read when it is a string (a named cursor's reader compares it with the file name).
     init(parsing bytes: [UInt8], path: String) throws(JournalError) {
-        let value: JSONValue
-        do {
-            value = try JSONParser.parse(bytes, limits: JSONLimits(maxDepth: 64, maxBytes: 1024))
-        } catch {
-            throw .untrusted(path: path, reason: "cursor is not JSON (\(error))")
-        }
-        guard value.object != nil else { throw .untrusted(path: path, reason: "cursor is not a JSON object") }
-        guard let idText = value["journal_id"]?.string, let id = JournalID(hex: idText) else {
-            throw .untrusted(path: path, reason: "cursor journal_id is not 32 hex digits")
-        }
+        guard bytes.count <= 1024 else { throw .untrusted(path: path, reason: "cursor is larger than 1024 bytes") }
         // A repeated key (`"next"` twice) means what each reader chooses: refused instead.
-        guard let members = TopLevelMembers.of(bytes), TopLevelMembers.keysAreUnique(members) else {
-            throw .untrusted(path: path, reason: "cursor repeats a key")
+        // Unknown keys may hold any value a record may (section 9).
+        let members: [(key: String, value: Range<Int>)]
+        switch TopLevelMembers.checked(bytes) {
+        case .members(let found): members = found
+        case .refused(let reason): throw .untrusted(path: path, reason: "cursor is \(reason)")
+        }
+        guard let idText = TopLevelMembers.value("journal_id", in: members, of: bytes)?.string, let id = JournalID(hex: idText) else {
+            throw .untrusted(path: path, reason: "cursor journal_id is not 32 hex digits")
         }
         // The parser's numbers are doubles, which cannot tell 2^53 + 1 from 2^53: the digits
         // themselves are read.
-        guard value["next"]?.double != nil, let digits = members.last(where: { $0.key == "next" }).map({ bytes[$0.value] }),
+        guard let digits = TopLevelMembers.raw("next", in: members, of: bytes),
               let next = TopLevelMembers.plainInteger(digits), next <= Self.maxNext else {
             throw .untrusted(path: path, reason: "cursor next is not a record number (digits, 0 to 2^53)")
         }
         self.journalID = id
         self.next = next
-        self.name = value["name"]?.string
+        self.name = TopLevelMembers.value("name", in: members, of: bytes)?.string
     }
 }

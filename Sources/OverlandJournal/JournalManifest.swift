@@ -7,6 +7,8 @@ public struct JournalManifest: Sendable, Equatable {
     public static let formatName = "overland-journal"
     /// The format version this code writes and reads.
     public static let currentVersion = 1
+    /// The largest manifest read (section 2).
+    public static let maximumSize = 4096
 
     public var version: Int
     public var journalID: JournalID
@@ -50,20 +52,21 @@ public struct JournalManifest: Sendable, Equatable {
 
     /// Parses a manifest file's bytes; `path` names it in errors.
     init(parsing bytes: [UInt8], path: String) throws(JournalError) {
-        let value: JSONValue
-        do {
-            value = try JSONParser.parse(bytes, limits: JSONLimits(maxDepth: 4, maxBytes: 4096))
-        } catch {
-            throw .notAJournal(path: path, reason: "manifest is not JSON (\(error))")
+        guard bytes.count <= Self.maximumSize else {
+            throw .notAJournal(path: path, reason: "manifest is larger than \(Self.maximumSize) bytes")
         }
-        // Every reader must read one manifest the same way: a repeated key is refused.
-        guard let members = TopLevelMembers.of(bytes), TopLevelMembers.keysAreUnique(members) else {
-            throw .notAJournal(path: path, reason: "manifest is not one JSON object without repeated keys")
+        // Every reader must read one manifest the same way: a repeated key is refused, and
+        // unknown keys may hold any value a record may (section 2).
+        let members: [(key: String, value: Range<Int>)]
+        switch TopLevelMembers.checked(bytes) {
+        case .members(let found): members = found
+        case .refused(let reason): throw .notAJournal(path: path, reason: "manifest is \(reason)")
         }
-        guard value["format"]?.string == Self.formatName else {
+        func value(_ key: String) -> JSONValue? { TopLevelMembers.value(key, in: members, of: bytes) }
+        guard value("format")?.string == Self.formatName else {
             throw .notAJournal(path: path, reason: "manifest has no \"format\": \"\(Self.formatName)\"")
         }
-        guard value["version"]?.int != nil, let digits = members.last(where: { $0.key == "version" }).map({ bytes[$0.value] }),
+        guard let digits = TopLevelMembers.raw("version", in: members, of: bytes),
               let written = TopLevelMembers.plainInteger(digits), written >= 1, written <= UInt64(Int.max) else {
             throw .notAJournal(path: path, reason: "manifest version is not a positive integer")
         }
@@ -71,18 +74,18 @@ public struct JournalManifest: Sendable, Equatable {
         guard version <= Self.currentVersion else {
             throw .notAJournal(path: path, reason: "format version \(version) is newer than this program reads (\(Self.currentVersion)); upgrade overland")
         }
-        guard let idText = value["journal_id"]?.string, let id = JournalID(hex: idText) else {
+        guard let idText = value("journal_id")?.string, let id = JournalID(hex: idText) else {
             throw .notAJournal(path: path, reason: "manifest journal_id is not 32 hex digits")
         }
         // Exactly YYYY-MM-DDTHH:MM:SSZ, a real time (no fraction, no offset).
-        guard let createdText = value["created"]?.string, createdText.utf8.count == ISO8601UTC.formattedLength,
+        guard let createdText = value("created")?.string, createdText.utf8.count == ISO8601UTC.formattedLength,
               createdText.utf8.last == UInt8(ascii: "Z"), let created = ISO8601UTC.parse(createdText) else {
             throw .notAJournal(path: path, reason: "manifest created is not an ISO 8601 UTC time")
         }
         self.version = version
         self.journalID = id
-        self.deviceID = value["device_id"]?.string ?? ""
+        self.deviceID = value("device_id")?.string ?? ""
         self.created = created
-        self.machine = value["machine"]?.string.flatMap { $0.isEmpty ? nil : $0 }
+        self.machine = value("machine")?.string.flatMap { $0.isEmpty ? nil : $0 }
     }
 }

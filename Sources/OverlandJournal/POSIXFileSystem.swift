@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import OverlandJSON
 
 /// The file system through POSIX calls: every file the journal creates is private (0600,
 /// directories 0700), no path is followed through a symlink, and durability is explicit
@@ -16,7 +17,7 @@ public struct POSIXFileSystem: FileSystem {
     public init() {}
 
     static func errnoError(_ operation: String, _ path: String, _ code: Int32 = errno) -> JournalError {
-        .io(operation: operation, path: path, reason: String(cString: strerror(code)), code: code)
+        .io(operation: operation, path: path, reason: SystemErrorText.of(code), code: code)
     }
 
     public func openForReading(_ path: String) throws(JournalError) -> Int32 {

@@ -79,4 +79,39 @@ enum TopLevelMembers {
     static func keysAreUnique(_ members: [(key: String, value: Range<Int>)]) -> Bool {
         Set(members.map(\.key)).count == members.count
     }
+
+    /// The deepest nesting a manifest or cursor may hold, the top object counting as 1: the
+    /// records' bound (journal-format.md sections 2, 3 and 9), so that a later minor version
+    /// may add a nested key without locking this one out.
+    static let maxDepth = 64
+
+    /// The members of a small JSON object file (the manifest, a cursor) read by the rules
+    /// of section 3 for a record (RFC 8259, UTF-8, paired surrogate escapes, any number's
+    /// magnitude, nesting at most `maxDepth`: what unknown keys may hold) with no key
+    /// repeated; `.failure` says what is wrong. Only the known keys' values are parsed.
+    static func checked(_ bytes: [UInt8]) -> Checked {
+        let syntax = bytes.withUnsafeBytes { raw in
+            Result { () throws(JSONError) in try JSONValidator.checkObject(raw, maxDepth: maxDepth) }
+        }
+        if case .failure(let error) = syntax { return .refused("not one JSON object (\(error))") }
+        guard let members = of(bytes), keysAreUnique(members) else { return .refused("not one JSON object without repeated keys") }
+        return .members(members)
+    }
+
+    /// What `checked(_:)` found: the members, or why the file is not read.
+    enum Checked {
+        case members([(key: String, value: Range<Int>)])
+        case refused(String)
+    }
+
+    /// The value of `key` (its last member) parsed, nil when absent.
+    static func value(_ key: String, in members: [(key: String, value: Range<Int>)], of bytes: [UInt8]) -> JSONValue? {
+        guard let range = members.last(where: { $0.key == key })?.value else { return nil }
+        return try? JSONParser.parse(bytes[range], limits: JSONLimits(maxDepth: maxDepth, maxBytes: bytes.count))
+    }
+
+    /// The raw bytes of `key`'s value, nil when absent.
+    static func raw(_ key: String, in members: [(key: String, value: Range<Int>)], of bytes: [UInt8]) -> ArraySlice<UInt8>? {
+        members.last(where: { $0.key == key }).map { bytes[$0.value] }
+    }
 }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import OverlandJSON
 
 /// A client of gpsd's socket protocol: connects to gpsd (TCP, default localhost:2947) and
 /// asks for its JSON reports with `?WATCH={"enable":true,"json":true}`. gpsd answers with
@@ -88,7 +89,7 @@ public struct GPSDClient: Sendable {
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             return (fd, nil)
         }
-        return (nil, String(cString: strerror(lastError)).lowercased())
+        return (nil, SystemErrorText.of(lastError))
     }
 
     private func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {

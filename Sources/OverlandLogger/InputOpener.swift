@@ -82,7 +82,7 @@ public struct InputOpener {
         DescriptorSource(fileDescriptor: fd, signalDescriptor: signalDescriptor, owned: owned)
     }
 
-    private static func reason() -> String { String(cString: strerror(errno)).lowercased() }
+    private static func reason() -> String { SystemErrorText.of(errno) }
 
     /// Connects to gpsd; waits (``shouldStop`` honoured) while gpsd is not up yet, since the
     /// logger may start before it at boot, trying ever less often (`ReconnectBackoff`). The

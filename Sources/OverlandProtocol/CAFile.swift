@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import OverlandJSON
 
 /// The one check of a `ca_file` (a PEM file of certificate authorities to trust instead of
 /// the system's), for HTTP and MQTT destinations alike: made before any connection, so a
@@ -12,7 +13,7 @@ public enum CAFile {
     /// Why `path` cannot serve as a CA file, or nil when it is a readable regular file.
     public static func problem(_ path: String) -> String? {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        if fd < 0 { return "cannot read ca file '\(path)': \(String(cString: strerror(errno)).lowercased())" }
+        if fd < 0 { return "cannot read ca file '\(path)': \(SystemErrorText.of(errno))" }
         var info = stat()
         let isFile = fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
         close(fd)

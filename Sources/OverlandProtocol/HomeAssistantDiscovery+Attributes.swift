@@ -24,8 +24,10 @@ extension HomeAssistantDiscovery {
             writer.appendRaw(#","gps_accuracy":"#)
             writer.appendInteger(accuracy)
         }
-        writer.appendRaw(#","altitude":"#)
-        writer.appendInteger(owntracks.altitude)
+        if let altitude = owntracks.altitude {
+            writer.appendRaw(#","altitude":"#)
+            writer.appendInteger(altitude)
+        }
         if let velocity = owntracks.velocity {
             writer.appendRaw(#","velocity":"#)
             writer.appendInteger(velocity)

@@ -20,6 +20,13 @@ public struct LocationFeature: Sendable, Equatable {
     public var horizontalAccuracy: Int
     /// Uncertainty of the altitude, in metres; -1 if unknown.
     public var verticalAccuracy: Int
+
+    /// The altitude, nil when the point does not know it: 0 with no vertical accuracy is
+    /// how the protocol says "unknown" (a record always holds `altitude`). The one rule for
+    /// every output that can leave it out (OwnTracks' `alt`, GPX's `ele`, CSV, status).
+    public var knownAltitude: Int? {
+        altitude == 0 && verticalAccuracy < 0 ? nil : altitude
+    }
     /// Uncertainty of the speed, in metres per second; -1 if unknown.
     public var speedAccuracy: Double
     /// Uncertainty of the course, in degrees; -1 if unknown.

@@ -8,8 +8,9 @@ import OverlandJSON
 ///
 /// `tst` is Unix-epoch seconds (the phone app's seconds-since-2001 is a flaw not copied).
 /// `vel` is km/h rounded to an integer. Values the point does not know are left out rather
-/// than sent as -1: `acc` (unknown accuracy), `vel` (unknown speed), `cog` (unknown
-/// course), and `batt` and `bs` (battery state unknown). `bs` is OwnTracks' battery status:
+/// than sent as -1 or 0: `acc` (unknown accuracy), `alt` (unknown altitude:
+/// `LocationFeature.knownAltitude`), `vel` (unknown speed), `cog` (unknown course), and
+/// `batt` and `bs` (battery state unknown). `bs` is OwnTracks' battery status:
 /// 1 unplugged, 2 charging, 3 full. `conn` is `w` when the point names a Wi-Fi network
 /// and left out otherwise: an empty `wifi` cannot tell mobile data from a cable or no
 /// network at all, and the SSID itself is not sent.
@@ -20,8 +21,8 @@ public struct OwnTracksLocation: Sendable, Equatable {
     public var timestamp: Int64
     /// Horizontal accuracy in metres, nil when unknown.
     public var accuracy: Int?
-    /// Metres above sea level.
-    public var altitude: Int
+    /// Metres above sea level, nil when unknown.
+    public var altitude: Int?
     /// Speed in km/h, nil when unknown.
     public var velocity: Int?
     /// Course over ground in degrees, nil when unknown.
@@ -47,7 +48,7 @@ public struct OwnTracksLocation: Sendable, Equatable {
         timestamp = point.timestamp
         // A known accuracy is at least 1 m: Home Assistant ignores a location of `acc` 0.
         accuracy = point.horizontalAccuracy >= 0 ? max(point.horizontalAccuracy, 1) : nil
-        altitude = point.altitude
+        altitude = point.knownAltitude
         velocity = point.speed >= 0 ? CheckedInteger.rounded(point.speed * 3.6, in: 0...Int(Int32.max)) : nil
         course = point.course >= 0 ? point.course : nil
         switch point.batteryState {
@@ -78,8 +79,10 @@ public struct OwnTracksLocation: Sendable, Equatable {
             writer.appendRaw(#","acc":"#)
             writer.appendInteger(accuracy)
         }
-        writer.appendRaw(#","alt":"#)
-        writer.appendInteger(altitude)
+        if let altitude {
+            writer.appendRaw(#","alt":"#)
+            writer.appendInteger(altitude)
+        }
         if let velocity {
             writer.appendRaw(#","vel":"#)
             writer.appendInteger(velocity)

@@ -271,9 +271,9 @@ extension Destination {
             if SettingKey.isSecret(key.name) {
                 old = Destination.shownToken(key.get(from: other))
                 new = Destination.shownToken(key.get(from: self))
-            } else if key.name == "url" {
-                old = RedactedURL.shown(old)
-                new = RedactedURL.shown(new)
+            } else if SettingKey.holdsURL(key.name) {
+                old = old.isEmpty ? "" : RedactedURL.shown(old)
+                new = new.isEmpty ? "" : RedactedURL.shown(new)
             }
             return SettingChange(key: "\(name).\(key.name)", old: old, new: new)
         }

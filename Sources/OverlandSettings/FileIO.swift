@@ -5,11 +5,12 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import OverlandJSON
 
 /// The POSIX calls behind loading and saving the settings file.
 enum FileIO {
     static func failure(_ operation: String, _ path: String, _ code: Int32 = errno) -> SettingsError {
-        .io(operation: operation, path: path, reason: String(cString: strerror(code)), code: code)
+        .io(operation: operation, path: path, reason: SystemErrorText.of(code), code: code)
     }
 
     /// The bytes of the regular file at `path` (symlinks followed), or nil when nothing

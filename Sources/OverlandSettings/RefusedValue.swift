@@ -5,20 +5,17 @@ import OverlandJSON
 /// control character; only an empty one shows as `""`); a url is shown with its secrets redacted (`RedactedURL`); any other
 /// value as written.
 enum RefusedValue {
-    /// The keys that hold a url (settings' `endpoint`, a destination's `url`).
-    static let urlKeys: Set<String> = ["endpoint", "url"]
-
     /// A value from a JSON file, for the message about key `key`.
     static func shown(key: String, _ value: JSONValue) -> String {
         if SettingKey.isSecret(key) { return quoted(SettingKey.redactedToken(value.string ?? SettingKey.hiddenToken)) }
-        if urlKeys.contains(key), let url = value.string { return quoted(RedactedURL.shown(url)) }
+        if SettingKey.holdsURL(key), let url = value.string { return quoted(RedactedURL.shown(url)) }
         return JSONText.render(value)
     }
 
     /// A value typed on the command line, for the message about key `key`.
     static func shown(key: String, text: String) -> String {
         if SettingKey.isSecret(key) { return quoted(SettingKey.redactedToken(text)) }
-        if urlKeys.contains(key) { return quoted(RedactedURL.shown(text)) }
+        if SettingKey.holdsURL(key) { return quoted(RedactedURL.shown(text)) }
         return quoted(text)
     }
 }

@@ -66,6 +66,12 @@ public struct SettingKey: Sendable, Hashable, CustomStringConvertible {
                 key: name, value: quoted(text),
                 allowed: "nothing until a zone exists: first set wifi_zone to SSID,LATITUDE,LONGITUDE", location: nil)
         }
+        // The sync's own words for an endpoint it cannot use (an empty port, no host), as
+        // `destination add` says them, rather than the list of what is allowed.
+        if name == "endpoint", !text.isEmpty, Validation.endpoint(text) == nil,
+           let problem = Destination.urlProblem(text, for: .overland) {
+            throw .refusedValue(reason: problem)
+        }
         var changed = settings
         guard field.assign(&changed, field.parse(text)) else {
             throw .invalidValue(key: name, value: quoted(shown(text)), allowed: field.allowed, location: nil)
@@ -98,14 +104,20 @@ public struct SettingKey: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `value`, this key's, as shown to people: the token as "••••" (`redactedToken(_:)`),
-    /// the endpoint without its secrets (`RedactedURL`: a token may ride in its query or
-    /// path), every other value as it is.
+    /// a url without its secrets (`RedactedURL`: a token may ride in its query or path),
+    /// every other value as it is.
     public func shown(_ value: String) -> String {
         switch name {
         case _ where Self.isSecret(name): Self.redactedToken(value)
-        case "endpoint": value.isEmpty ? "" : RedactedURL.shown(value)
+        case _ where Self.holdsURL(name): value.isEmpty ? "" : RedactedURL.shown(value)
         default: value
         }
+    }
+
+    /// Whether the key `name` (of the settings or of a destination) holds a url: shown only
+    /// as `RedactedURL.shown` makes it, wherever it is shown. The one list of them.
+    public static func holdsURL(_ name: String) -> Bool {
+        name == "endpoint" || name == "url" || name == "verify_url"
     }
 
     /// `token` as shown to people: "••••" when set, "" when empty. No part of it is

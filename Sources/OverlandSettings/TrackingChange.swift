@@ -85,6 +85,6 @@ public struct TrackingChange: Sendable, Equatable {
         guard let change else {
             return "tracking is off (tracking_mode off or tracking_enabled false in the settings; who set it is not recorded)"
         }
-        return "tracking is off since \(ISO8601UTC.string(from: change.since)), set by \(change.by)"
+        return "tracking is off since \(ISO8601UTC.string(from: change.since)), set by \(PrintableText.escaped(change.by))"
     }
 }

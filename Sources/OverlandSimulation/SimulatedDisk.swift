@@ -5,6 +5,7 @@ import Musl
 #endif
 import OverlandJournal
 import Synchronization
+import OverlandJSON
 
 /// A disk in memory that knows, for every file and directory, what is durable and what is
 /// still pending, so that a power cut can be simulated (`crashImage`): the journal runs on
@@ -142,7 +143,7 @@ public final class SimulatedDisk: FileSystem, @unchecked Sendable {
     // MARK: - Errors and lookup
 
     static func failure(_ operation: String, _ path: String, _ code: Int32) -> JournalError {
-        .io(operation: operation, path: path, reason: String(cString: strerror(code)), code: code)
+        .io(operation: operation, path: path, reason: SystemErrorText.of(code), code: code)
     }
 
     static func components(_ path: String) -> [String] {

@@ -498,6 +498,60 @@ def vectors():
         v.segment(0).good(0, lines(0, 2))
         v.not_a_journal = not accepted
 
+    # Issue 33: unknown keys may hold any value a record may (section 3's rules: RFC 8259,
+    # paired surrogate escapes, numbers of any magnitude, nesting at most 64 with the file's
+    # own object counting as 1), so that a later minor version adding a nested key does not
+    # lock this one out; past those rules the manifest is not accepted.
+    def nested(depth):
+        return "[" * depth + "]" * depth
+    for name, extra, about, accepted in [
+        ("manifest-unknown-nested", ',"later":{"a":[[[[{"b":[1,2,{"c":null}]}]]]]}', "an unknown key nested 8 deep", True),
+        ("manifest-unknown-number", ',"later":1e400,"too":-0.5e-999', "unknown keys holding 1e400 and -0.5e-999", True),
+        ("manifest-unknown-depth-64", ',"later":' + nested(63), "an unknown key nested to depth 64 (the object is 1)", True),
+        ("manifest-unknown-depth-65", ',"later":' + nested(64), "an unknown key nested to depth 65", False),
+        ("manifest-unknown-depth-1900", ',"later":' + nested(1900), "an unknown key nested 1,900 deep", False),
+        ("manifest-unknown-lone-surrogate", ',"later":"\\ud800"', "an unknown key holding a lone surrogate escape", False),
+    ]:
+        v = vector(name, "manifest.json: %s: %s" % (about, "read as usual" if accepted else "not a journal (exit 66, no JSON)"))
+        v.manifest = (good[:-1] + extra + "}\n").encode()
+        v.segment(0).good(0, lines(0, 2))
+        v.not_a_journal = not accepted
+
+    for name, extra, about, accepted in [
+        ("cursor-unknown-nested", b',"later":{"a":[[[[[[1.5,1e400,{"next":99}]]]]]]}', "an unknown key nested 9 deep with "
+         "a fraction, 1e400 and a next of its own", True),
+        ("cursor-unknown-depth-65", b',"later":' + nested(64).encode(), "an unknown key nested to depth 65", False),
+        ("cursor-unknown-lone-surrogate", b',"later":"\\udc00"', "an unknown key holding a lone low surrogate escape", False),
+    ]:
+        v = vector(name, "cursor.json: %s: %s" % (about, "valid" if accepted else "cursor-invalid"))
+        v.segment(0).good(0, lines(0, 3))
+        v.cursor = b'{"journal_id":"%s","next":1%s}\n' % (JOURNAL_ID.encode(), extra)
+        v.cursor_expect = {"next": 1} if accepted else {"error": "cursor-invalid"}
+
+    v = vector("seal-twice-newest", "the newest segment ends with two valid-looking seals: its last member is a valid "
+               "seal, so it is sealed (no torn tail); the first seal is not the last member (bad-seal)")
+    v.segment(0).good(0, lines(0, 2), level=9).add(seal_member(0, 2), outcome="bad-seal").add(seal_member(0, 2), outcome="seal")
+
+    v = vector("state-file", "state is a regular file, not a directory: no state file and no progress record "
+               "(section 9: what is not there is not read), the journal read as usual")
+    v.segment(0).good(0, lines(0, 3))
+    v.set_cursor(1)
+    v.cursor_expect = {"next": 1}
+    v.extra["journal/state"] = b"not a directory\n"
+
+    garbage = bytes(range(1, 200))
+    foreign = records_member(2, lines(400, 2), jid=FOREIGN_ID)
+    v = vector("foreign-after-garbage", "the newest segment: an intact member, then garbage and a member of another "
+               "journal: the search for the next member looks for this journal's only, so the garbage and the foreign "
+               "member are one bad-header range after the last intact member: the torn tail (an appender cuts it and "
+               "keeps it in damaged/)")
+    v.segment(0).good(0, lines(0, 2)).add(garbage + foreign, outcome="tail")
+
+    v = vector("foreign-after-zeros", "the same after zeros, in a segment that is not the newest: one bad-header "
+               "range (zeros and the foreign member together are not all zero), damage")
+    v.segment(0).good(0, lines(0, 2), level=9).add(bytes(300) + foreign, outcome="bad-header")
+    v.segment(2).good(2, lines(2, 1))
+
     v = vector("manifest-checked-first", "a manifest of a newer version and a segments/ that is a symbolic link: the "
                "manifest is checked first (exit 66, no JSON), before anything is refused")
     v.manifest = (good.replace('"version":1', '"version":2') + "\n").encode()

@@ -227,9 +227,10 @@ import Glibc
         ("trip.logging_mode", "fast", "(allowed: all, latest, owntracks)"),
         ("min_distance", "25m", "(allowed: off, 1m, 10m, 50m, 100m, 500m)"),
         ("include_unique_id", "maybe", "(allowed: true, false)"),
-        ("endpoint", "ftp://x", "(allowed: an http:// or https:// url, its port (if any) 1 to 65535)"),
-        ("endpoint", "http://gps.example:70000/in", "(allowed: an http:// or https:// url, its port (if any) 1 to 65535)"),
-        ("endpoint", "https://gps.example:0/in", "(allowed: an http:// or https:// url, its port (if any) 1 to 65535)"),
+        // An endpoint in the sync's own words, as `destination add` says them (issue 33).
+        ("endpoint", "ftp://x", "endpoint 'ftp://x' is not an http:// or https:// url"),
+        ("endpoint", "http://gps.example:70000/in", "endpoint 'http://gps.example:70000/in' has port '70000': a port is a number from 1 to 65535"),
+        ("endpoint", "https://gps.example:0/in", "endpoint 'https://gps.example:0/in' has port '0': a port is a number from 1 to 65535"),
     ])
     func badValueIsAUsageErrorAndChangesNothing(_ key: String, _ value: String, _ allowed: String) throws {
         let sandbox = try ConfigSandbox()
@@ -237,7 +238,8 @@ import Glibc
         let before = try #require(sandbox.fileBytes())
         let result = try sandbox.config("set", key, value)
         #expect(result.exitStatus == 64, "\(result)")
-        #expect(result.failureLine == "overland config: invalid value \"\(value)\" for \"\(key)\" \(allowed)")
+        let expected = key == "endpoint" ? "overland config: \(allowed)" : "overland config: invalid value \"\(value)\" for \"\(key)\" \(allowed)"
+        #expect(result.failureLine == expected)
         #expect(sandbox.fileBytes() == before)
     }
 
@@ -279,16 +281,29 @@ import Glibc
         #expect(result.failureLine.hasPrefix("overland config: cannot read '\(sandbox.directory.path)'"))
     }
 
-    /// Kept as a skip as root: root reads a mode-0 file (CAP_DAC_OVERRIDE), which no install
-    /// changes. (FaultDiskTests.permissionDenied checks exit 77 as `nobody` when run as root.)
-    @Test(.enabled(if: geteuid() != 0, "root reads any file (CAP_DAC_OVERRIDE): cannot check a permission error as root"))
-    func forbiddenFileIsAPermissionError() throws {
+    /// A settings file the user may not read: exit 77, one line naming it. Root reads a
+    /// mode-0 file (CAP_DAC_OVERRIDE), so as root (CI) the command runs as `nobody`
+    /// (`FaultTools.asNobody`: setpriv, else runuser), who may pass through the sandbox's
+    /// directories but not read the file; it used to be skipped there.
+    @Test func forbiddenFileIsAPermissionError() throws {
         let sandbox = try ConfigSandbox()
         try sandbox.writeSettings("{}\n")
         chmod(sandbox.settingsPath, 0)
-        let result = try sandbox.config("get", "batch_size")
+        let result: ToolResult
+        if geteuid() == 0 {
+            for directory in [sandbox.directory.path, sandbox.directory.appending("config"), sandbox.directory.appending("config/overland")] {
+                try #require(chmod(directory, 0o755) == 0, "chmod \(directory)")
+            }
+            let asNobody = try FaultTools.asNobody()
+            var runner = ToolRunner(executable: asNobody[0])
+            runner.environment = sandbox.runner.environment
+            result = try runner.run(Array(asNobody.dropFirst()) + [sandbox.runner.executable, "config", "get", "batch_size"])
+        } else {
+            result = try sandbox.config("get", "batch_size")
+        }
         #expect(result.exitStatus == 77, "\(result)")
-        #expect(result.failureLine.contains(sandbox.settingsPath))
+        #expect(result.stderrLines.count == 1, "\(result)")
+        #expect(result.failureLine.contains(sandbox.settingsPath) && result.failureLine.contains("permission denied"), "\(result)")
     }
 
     // MARK: Reset and presets

@@ -73,9 +73,12 @@ import Glibc
         for file in (try FileManager.default.contentsOfDirectory(atPath: sandbox.source + "/segments")) {
             #expect(!file.hasPrefix(".tmp-"), "a temporary file was left in the source: \(file)")
         }
-        // A third run has nothing left to do.
+        // A third run has nothing left to do; while points wait in the active segment, which
+        // only --seal moves, it says so and does not exit 0 (issue 33).
+        let waiting = try Journal(path: sandbox.source).backlog()
         let again = try sandbox.move(testCase.extra)
-        #expect(again.succeeded && again.stdoutText.contains("moved 0 segments"), "\(again)")
+        #expect(again.stdoutText.contains("moved 0 segments"), "\(again)")
+        #expect(again.exitStatus == (waiting > 0 && !sealFirst ? 64 : 0), "\(waiting) waiting: \(again)")
     }
 
     @Test func killedAtRandomMomentsThenRunAgain() throws {

@@ -136,7 +136,7 @@ import Glibc
         let lines = try MoveRecords.makeSource(at: sandbox.source, sealed: 3, perSegment: 20, active: 5, cursor: 27)
         let text = try sandbox.overland(["journal", "stats", "--journal", sandbox.source])
         #expect(text.succeeded, "\(text)")
-        #expect(text.stdoutText.contains("points    65: 27 sent, 38 unsent"), "\(text.stdoutText)")
+        #expect(text.stdoutText.contains("records   65 (65 location points): 27 sent, 38 unsent"), "\(text.stdoutText)")
         #expect(text.stdoutText.contains("from      \(ISO8601UTC.string(from: MoveRecords.t0))"), "\(text.stdoutText)")
         #expect(text.stdoutText.contains("to        \(ISO8601UTC.string(from: MoveRecords.t0 + 64))"), "\(text.stdoutText)")
         #expect(text.stdoutText.contains("per point"), "\(text.stdoutText)")

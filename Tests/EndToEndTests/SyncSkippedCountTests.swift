@@ -58,7 +58,7 @@ import Testing
         #expect(stats["skipped"] as? Int == 14, "\(stats)")
         #expect(stats["unsent"] as? Int == 0, "\(stats)")
         let text = try sandbox.overland.run(["journal", "stats", "--journal", sandbox.journal])
-        #expect(text.stdoutText.contains("15: 1 sent, 14 skipped"), "\(text.stdoutText)")
+        #expect(text.stdoutText.contains("records   15 (15 location points): 1 sent, 14 skipped"), "\(text.stdoutText)")
         // A second round: 3 more, one sent, 2 skipped; the counts add up.
         try sandbox.logEpochs(200..<203)
         #expect(try sandbox.sync.run(["--journal", sandbox.journal, "--url", server.url, "--now"]).exitStatus == 0)

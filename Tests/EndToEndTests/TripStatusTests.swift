@@ -1,5 +1,6 @@
 import TestSupport
 import Foundation
+import OverlandJournal
 import Testing
 
 #if canImport(Glibc)
@@ -113,6 +114,11 @@ enum StatusCommandFiles {
 
     @Test func tripErrorsAndTheRememberedMode() throws {
         let sandbox = try LogSandbox()
+        // A journal named by --journal must exist: a typo does not make a new one.
+        let typo = try sandbox.overland.run(["trip", "start", "--journal", sandbox.journal, "--mode", "boat"])
+        #expect(typo.exitStatus == 66 && typo.stderrLines.count == 1 && typo.stderrText.contains(sandbox.journal), "\(typo)")
+        #expect(!StatusCommandFiles.exists(sandbox.journal), "nothing created at \(sandbox.journal)")
+        _ = try Journal(path: sandbox.journal, create: true)
         let stopNone = try sandbox.overland.run(["trip", "stop", "--journal", sandbox.journal])
         #expect(stopNone.exitStatus != 0 && stopNone.stderrLines.count == 1, "\(stopNone)")
         let badMode = try sandbox.overland.run(["trip", "start", "--journal", sandbox.journal, "--mode", "hovercraft"])
@@ -135,6 +141,7 @@ enum StatusCommandFiles {
     /// trip still looks active, and stopping it again clears it without a second record.
     @Test func aStopCutShortWritesOneRecord() throws {
         let sandbox = try LogSandbox()
+        _ = try Journal(path: sandbox.journal, create: true)
         #expect(try sandbox.overland.run(["trip", "start", "--journal", sandbox.journal, "--mode", "car"]).exitStatus == 0)
         let epochs = LogSamples.driveEpochs()
         let logged = try sandbox.log(["--journal", sandbox.journal], stdin: Array(epochs[0..<30].joined().utf8))
@@ -155,6 +162,7 @@ enum StatusCommandFiles {
     /// record, the others find no trip running.
     @Test func concurrentStopsWriteOneRecord() throws {
         let sandbox = try LogSandbox()
+        _ = try Journal(path: sandbox.journal, create: true)
         let epochs = LogSamples.driveEpochs()
         for round in 0..<3 {
             #expect(try sandbox.overland.run(["trip", "start", "--journal", sandbox.journal, "--mode", "car"]).exitStatus == 0)

@@ -152,7 +152,8 @@ import OverlandProtocol
         let point = LocationFeature(longitude: 2.2945, latitude: 48.8584, timestamp: 1_701_795_025)
         let json = try JSONParser.parse(HomeAssistantDiscovery.attributes(for: point))
         let members = try #require(json.object)
-        #expect(Set(members.keys) == ["latitude", "longitude", "altitude", "timestamp"])
+        // Altitude too: 0 with no vertical accuracy is unknown (LocationFeature.knownAltitude).
+        #expect(Set(members.keys) == ["latitude", "longitude", "timestamp"])
     }
 
     @Test func attributesForRecords() {

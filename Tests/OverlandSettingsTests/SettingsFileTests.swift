@@ -286,7 +286,7 @@ struct SettingsFileTests {
         let error = try #require(settingsError { _ = try SettingsFile.load(path: directory.path + "/settings.json") })
         #expect(error.category == .io)
         #expect(error.errno == EISDIR)
-        #expect(error.description == "cannot read '\(directory.path)/settings.json': Is a directory"
+        #expect(error.description == "cannot read '\(directory.path)/settings.json': is a directory"
             || error.description.hasPrefix("cannot read '\(directory.path)/settings.json': "))
     }
 

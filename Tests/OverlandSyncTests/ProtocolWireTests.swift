@@ -151,7 +151,7 @@ import Testing
     @Test func unknownsAreLeftOut() {
         let point = LocationFeature(longitude: 2.5, latitude: 48, timestamp: 1_700_000_000)
         let message = OwnTracksLocation(point: point, identity: OwnTracksIdentity(deviceID: "van"))
-        #expect(String(decoding: message.jsonBody(), as: UTF8.self) == #"{"_type":"location","lat":48,"lon":2.5,"tst":1700000000,"alt":0,"tid":"an","topic":"owntracks/van"}"#)
+        #expect(String(decoding: message.jsonBody(), as: UTF8.self) == #"{"_type":"location","lat":48,"lon":2.5,"tst":1700000000,"tid":"an","topic":"owntracks/van"}"#)
     }
 }
 
