@@ -12,7 +12,8 @@ import OverlandJournal
 ///    `afterDrain` (the slot for reading back what a receiver stored);
 /// 4. when all have finished and any cursor moved, deletes the sealed segments every
 ///    reader has passed, once (`readers`: every configured destination, selected for this
-///    run or not, so that a destination left out or failing keeps its backlog).
+///    run or not, so that a destination left out or failing keeps its backlog; a cursor
+///    file of a destination no longer configured holds nothing back).
 ///
 /// The reports come back in the order of `destinations`.
 public struct DestinationsRun: Sendable {
@@ -24,6 +25,10 @@ public struct DestinationsRun: Sendable {
     public let readers: [CursorName]
     /// How long delivered segments are kept, in seconds (nil: forever).
     public let keepSentSeconds: Int64?
+    /// How each destination names its receiver (`CarriedPlace.receiver`): before it sends,
+    /// a destination passes the records a move brought here that its receiver had
+    /// acknowledged (`Journal.carriedPlace`), so that they are not sent again.
+    public var receivers: [CursorName: String] = [:]
     /// Run after each destination's drain (see `Drained`); nil: nothing.
     public var afterDrain: (@Sendable (Drained) async -> SyncReport)?
     private let wallClock: @Sendable () -> Int64
@@ -74,9 +79,10 @@ public struct DestinationsRun: Sendable {
             for await (index, report) in group { reports[index] = report }
         }
         var outcome = Outcome(reports: zip(destinations, reports).map { ($0.name, $1 ?? SyncReport(outcome: .interrupted)) })
-        if let keep = keepSentSeconds, outcome.reports.contains(where: { $0.report.sentRecords > 0 || $0.report.skippedRecords > 0 || $0.report.notCarriedRecords > 0 }) {
+        if let keep = keepSentSeconds, outcome.reports.contains(where: { $0.report.sentRecords > 0 || $0.report.skippedRecords > 0 || $0.report.notCarriedRecords > 0
+                                                         || $0.report.alreadyAcknowledged > 0 }) {
             do {
-                try journal.removeSentSegments(keepSeconds: keep, now: wallClock(), readers: readers,
+                try journal.removeSentSegments(keepSeconds: keep, now: wallClock(), readers: readers, onlyReaders: true,
                                                holdingFrom: StoredMarks.floor(journal, readers))
             } catch {
                 outcome.warnings.append(error.description)
@@ -90,11 +96,26 @@ public struct DestinationsRun: Sendable {
     private func run(_ destination: any DestinationSender, holding lock: JournalLock, sendNow: Bool,
                      onIssue: JournalIssueHandler?) async -> SyncReport {
         if let refusal = destination.refusal { return SyncReport(outcome: .configurationError, message: refusal) }
+        var passed: UInt64 = 0
+        var warnings: [String] = []
+        do { passed = try passCarried(destination.name) } catch { warnings.append(error.description) }
         let before = try? journal.cursor(for: destination.name)
-        let report = await destination.run(journal: journal, holding: lock, sendNow: sendNow, onIssue: onIssue)
+        var report = await destination.run(journal: journal, holding: lock, sendNow: sendNow, onIssue: onIssue)
+        report.alreadyAcknowledged += passed
+        report.warnings += warnings
         guard let afterDrain, let before else { return report }
         let after = (try? journal.cursor(for: destination.name)) ?? before
         return await afterDrain(Drained(destination: destination, journal: journal, lock: lock,
                                         acknowledged: before..<max(before, after), report: report))
+    }
+
+    /// Moves a destination's cursor past the records its receiver acknowledged before a
+    /// move brought them here; how many it passed.
+    private func passCarried(_ name: CursorName) throws(JournalError) -> UInt64 {
+        guard let receiver = receivers[name], case .valid(let place) = try journal.readCursor(for: name) else { return 0 }
+        let carried = journal.carriedPlace(receiver: receiver, from: place)
+        guard carried > place else { return 0 }
+        try journal.advanceCursor(for: name, to: carried)
+        return carried - place
     }
 }
