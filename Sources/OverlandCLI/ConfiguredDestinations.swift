@@ -1,3 +1,4 @@
+import OverlandJournal
 import OverlandSettings
 
 extension SettingsOptions {
@@ -22,6 +23,18 @@ extension SettingsOptions {
     /// when an endpoint is set) first, then those of `destinations.json` by name.
     func destinations(settings: Settings) throws -> [Destination] {
         (Destination(settings: settings).map { [$0] } ?? []) + (try loadDestinationsFile())
+    }
+}
+
+extension JournalOptions {
+    /// The journal and the cursors of every configured destination: the readers whose
+    /// acknowledgements make a point sent (`journal stats`, `export --unsent`). nil when no
+    /// destination is configured: the journal's own cursor files say then. A destination's
+    /// cursor file that no configuration names holds nothing.
+    func openWithReaders() throws -> (journal: Journal, readers: [CursorName]?) {
+        let settings = try settings()
+        let readers = try settingsOptions.destinations(settings: settings).compactMap { CursorName($0.name) }
+        return (try Journal(path: path(with: settings)), readers.isEmpty ? nil : readers)
     }
 }
 

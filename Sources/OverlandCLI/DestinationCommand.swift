@@ -118,7 +118,8 @@ public struct DestinationCommand: ParsableCommand {
                                          status: .usage)
                 }
                 let journalPath = journalOptions.path(with: settings)
-                let start = try DestinationCursors.place(name, journalPath: journalPath, fromStart: fromStart) {
+                let start = try DestinationCursors.place(name, journalPath: journalPath, fromStart: fromStart,
+                                                         defaultConfigured: Destination(settings: settings) != nil) {
                     _ = try DestinationsFile.update(path: settingsOptions.destinationsPath) { destinations in
                         guard !destinations.contains(where: { $0.name == name }) else {
                             throw CommandFailure("destination '\(name)' exists", status: .usage)
@@ -331,7 +332,8 @@ public struct DestinationCommand: ParsableCommand {
                 state file from the configured journal, and the sealed segments only it \
                 still needed (once older than retention_days, as a sync would). Points it had not received are not \
                 sent anywhere else. Run again on a name whose removal was interrupted, it \
-                deletes the cursor left behind. While overland-sync sends from the journal, \
+                deletes the cursor left behind; 'remove default' deletes the default \
+                destination's cursor once no endpoint is set. While overland-sync sends from the journal, \
                 nothing is removed and the exit status is 75: run it again when the sync ends.
 
                 Example:
@@ -344,11 +346,12 @@ public struct DestinationCommand: ParsableCommand {
         func run() throws {
             try reportingFailures(DestinationCommand.tool) {
                 let name = try DestinationCommand.checkedName(self.name)
-                guard name != Destination.defaultName else {
+                let settings = try journalOptions.settings()
+                // Without an endpoint, 'default' is no destination: what its cursor holds is released.
+                guard name != Destination.defaultName || Destination(settings: settings) == nil else {
                     throw CommandFailure("'default' is the settings' destination: 'overland config unset endpoint' stops sending to it",
                                          status: .usage)
                 }
-                let settings = try journalOptions.settings()
                 let settingsOptions = journalOptions.settingsOptions
                 var configured = true
                 let released = try DestinationCursors.release(name, journalPath: journalOptions.path(with: settings),

@@ -32,8 +32,11 @@ enum DestinationCursors {
     /// Places the cursor `name` at the end of the journal at `journalPath` (at its first
     /// record with `fromStart`), then runs `save` (which records the destination), all
     /// under the journal's cursor lock. A cursor left by an interrupted removal is
-    /// replaced; when `save` fails, the new cursor is deleted again.
-    static func place(_ name: String, journalPath: String, fromStart: Bool, then save: () throws -> Void) throws -> Start {
+    /// replaced; when `save` fails, the new cursor is deleted again. Without
+    /// `defaultConfigured` (no endpoint), the journal's first named cursor leaves no
+    /// `cursors/default.json` behind: a destination that is not configured holds nothing.
+    static func place(_ name: String, journalPath: String, fromStart: Bool, defaultConfigured: Bool,
+                      then save: () throws -> Void) throws -> Start {
         guard StatusCommand.exists(journalPath) else {
             try save()
             return Start(journalPath: journalPath, journalExists: false)
@@ -52,7 +55,9 @@ enum DestinationCursors {
         let ownJournal = fromStart && (try? JournalOrigin.check(journal: journal, acceptCopy: false)) != nil
         try journal.removeCursor(for: cursor)
         try journal.removeState(SyncState.fileName(forDestination: name))
+        let hadDefault = try journal.cursorNames().contains(.default)
         try journal.advanceCursor(for: cursor, to: next)
+        if !defaultConfigured && !hadDefault { try journal.removeCursor(for: .default) }
         if next > first {
             // What it passes over is not "sent" to it (`overland journal stats`).
             var state = SyncState()
@@ -92,7 +97,7 @@ enum DestinationCursors {
         try journal.removeCursor(for: cursor)
         try journal.removeState(stateFile)
         if held {
-            try journal.removeSentSegments(keepSeconds: keepSeconds, readers: readers.compactMap { CursorName($0) })
+            try journal.removeSentSegments(keepSeconds: keepSeconds, readers: readers.compactMap { CursorName($0) }, onlyReaders: true)
         }
         return held
     }

@@ -34,7 +34,7 @@ public struct ExportCommand: ParsableCommand {
             completion: .file())
     var output: String?
 
-    @Flag(help: "Only records not yet sent.")
+    @Flag(help: "Only records not yet sent to every configured destination.")
     var unsent = false
 
     @Flag(name: .customLong("points-only"), help: "GeoJSON: locations only, without trip, visit and action records.")
@@ -57,8 +57,16 @@ public struct ExportCommand: ParsableCommand {
 
     public func run() throws {
         try reportingFailures("overland export") {
-            let journal = try journalOptions.open()
+            // --unsent: what some configured destination has not had acknowledged.
             var options = ExportOptions(format: ExportFormat(rawValue: format)!)
+            let journal: Journal
+            if unsent {
+                let opened = try journalOptions.openWithReaders()
+                journal = opened.journal
+                options.readers = opened.readers ?? []
+            } else {
+                journal = try journalOptions.open()
+            }
             options.from = from.flatMap { ExportTime.parse($0, endOfDay: false) }
             options.to = to.flatMap { ExportTime.parse($0, endOfDay: true) }
             options.unsentOnly = unsent

@@ -27,7 +27,8 @@ public struct JournalCommand: ParsableCommand {
 
         func run() throws {
             try reportingFailures("overland journal stats") {
-                let report = try StatsReport(journal: try journalOptions.open())
+                let opened = try journalOptions.openWithReaders()
+                let report = try StatsReport(journal: opened.journal, readers: opened.readers)
                 if json {
                     Terminal.output(report.json())
                 } else {
@@ -54,14 +55,17 @@ public struct JournalCommand: ParsableCommand {
         /// Location points among the records (trip, visit and action records are not).
         var points: UInt64 = 0
 
-        init(journal: Journal) throws {
+        /// `readers`: every configured destination (nil: none is, and the journal's cursor
+        /// files say who reads it). A point is unsent while one of them has not had it
+        /// acknowledged, whether or not its cursor file was ever written.
+        init(journal: Journal, readers: [CursorName]?) throws {
             self.journal = journal
             var states: [CursorName: SyncState] = [:]
-            for name in try journal.cursorNames() {
+            for name in try readers ?? journal.cursorNames() {
                 states[name] = try SyncState.load(journal: journal, destination: name.text)
             }
             self.states = states
-            stats = try journal.statistics(starts: states.compactMapValues(\.startSequence))
+            stats = try journal.statistics(readers: readers, starts: states.compactMapValues(\.startSequence))
             // The cursor passes what the latest and owntracks modes skip as well as what
             // they send: the sync state counts the skipped (capped at what is left after
             // retention deleted sent segments).
@@ -85,6 +89,12 @@ public struct JournalCommand: ParsableCommand {
             }
             first = earliest.map(ISO8601UTC.string(from:))
             last = latest.map(ISO8601UTC.string(from:))
+        }
+
+        /// Each reader's own counts, unless the one reader is the default one (its counts
+        /// are the journal's).
+        var shownReaders: [Journal.Statistics.Reader] {
+            stats.readers.map(\.name) == [.default] ? [] : stats.readers
         }
 
         /// What `reader` was sent: what its cursor passed, less what it passed over when
@@ -115,7 +125,7 @@ public struct JournalCommand: ParsableCommand {
             if let last { writer.appendString(last) } else { writer.appendNull() }
             writer.appendRaw(",\"out_of_order\":" as StaticString)
             writer.appendInteger(Int64(outOfOrder))
-            if !stats.readers.isEmpty { readersJSON(into: &writer) }
+            if !shownReaders.isEmpty { readersJSON(into: &writer) }
             writer.appendRaw("}\n" as StaticString)
             return String(decoding: writer.bytes, as: UTF8.self)
         }
@@ -124,7 +134,7 @@ public struct JournalCommand: ParsableCommand {
         /// one's own counts.
         private func readersJSON(into writer: inout JSONWriter) {
             writer.appendRaw(",\"readers\":{" as StaticString)
-            for (index, reader) in stats.readers.enumerated() {
+            for (index, reader) in shownReaders.enumerated() {
                 if index > 0 { writer.appendRaw(",") }
                 writer.appendString(reader.name.text)
                 guard let cursor = reader.cursor else {
@@ -150,7 +160,7 @@ public struct JournalCommand: ParsableCommand {
             let skippedText = skipped == 0 ? "" : "\(skipped) skipped (not sent: all but the newest in the latest and owntracks modes, and trips, visits and actions to owntracks and traccar receivers), "
             var lines = ["journal   \(journal.path)", "id        \(journal.id)  device \(device)",
                          "records   \(stats.records) (\(Plural.count(points, "location point"))): \(sent) sent, \(passedOver)\(skippedText)\(stats.unsentRecords) unsent"]
-            for reader in stats.readers {
+            for reader in shownReaders {
                 if let cursor = reader.cursor {
                     let passed = reader.passedAtStart > 0 ? ", \(reader.passedAtStart) passed over when it was added" : ""
                     lines.append("  \(reader.name): \(sentTo(reader)) sent\(passed), \(stats.records - reader.sentRecords) unsent (cursor \(cursor))")

@@ -208,6 +208,7 @@ public struct SyncCommand: AsyncParsableCommand {
         }
         var run = DestinationsRun(journal: journal, destinations: senders, readers: destinations.all.compactMap { CursorName($0.name) },
                                   keepSentSeconds: Int64(settings.retentionDays) * 86_400, wallClock: SyncClock.now)
+        run.receivers = destinations.all.carriedReceivers
         let byName = Dictionary(destinations.selected.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         run.afterDrain = { drained in
             guard let destination = byName[drained.destination.name.text] else { return drained.report }

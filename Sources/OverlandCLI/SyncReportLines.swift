@@ -57,6 +57,9 @@ struct SyncReportLines {
             if report.notCarriedRecords > 0 {
                 skipped += "; \(report.notCarriedRecords) not sent: trip, visit or action records or unreadable lines, which this receiver does not take"
             }
+            if report.alreadyAcknowledged > 0 {
+                skipped += "; \(report.alreadyAcknowledged) it had before they were moved here, not sent again"
+            }
             if verbose {
                 Terminal.error("\(tool)\(journal): \(Plural.count(report.sentRecords, "point")) sent to \(server) in \(Plural.count(report.batches, "request"))\(skipped); \(report.backlog) waiting")
             }

@@ -1,3 +1,4 @@
+import OverlandJournal
 /// What to export and how.
 public struct ExportOptions: Sendable, Equatable {
     public var format: ExportFormat
@@ -8,6 +9,9 @@ public struct ExportOptions: Sendable, Equatable {
     /// Only records not yet sent (from the cursor on); otherwise every record the journal
     /// still holds, sent ones that retention kept included.
     public var unsentOnly = false
+    /// With `unsentOnly`: every configured destination's cursor. A record is unsent while
+    /// one of them has not had it acknowledged (`Journal.unsentFrom(readers:)`); empty: the floor.
+    public var readers: [CursorName] = []
     /// GeoJSON only: locations alone, without trip, visit and action records (GPX and CSV
     /// always hold locations alone).
     public var pointsOnly = false

@@ -28,7 +28,7 @@ public enum Exporter {
     public static func export(_ journal: Journal, options: ExportOptions, onIssue: JournalIssueHandler? = nil,
                               write: ([UInt8]) throws -> Void) throws -> ExportSummary {
         var summary = ExportSummary()
-        let start = options.unsentOnly ? try journal.cursor() : 0
+        let start = options.unsentOnly ? try journal.unsentFrom(readers: options.readers) : 0
         let sorter = TimeOrderSorter(chunkRecords: options.sortChunkRecords, parent: options.temporaryDirectory ?? defaultTemporaryDirectory)
         defer { sorter.removeFiles() }
 

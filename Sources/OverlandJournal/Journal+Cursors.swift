@@ -236,12 +236,34 @@ extension Journal {
         return end > next ? end - next : 0
     }
 
+    /// The first record that some reader of `readers` (every configured destination) has
+    /// not had acknowledged: the lowest of their places, progress records included (a
+    /// missing cursor file is 0, `default`'s is `cursor.json`; a refused one is 0: its
+    /// place is unknown). A reader without a cursor file holds its records unsent even
+    /// where the floor, which counts only cursor files, has passed them; a cursor file of a
+    /// reader not named holds nothing. No reader named: the floor.
+    public func unsentFrom(readers: [CursorName]) throws(JournalError) -> UInt64 {
+        guard !readers.isEmpty else { return try cursor() }
+        var lowest = UInt64.max
+        for name in readers {
+            guard case .valid(let next) = try readCursor(for: name) else { return 0 }
+            lowest = min(lowest, next)
+        }
+        return lowest
+    }
+
     /// The highest cursor of all (the floor and every readable reader's place, progress
     /// records included): an appender
     /// numbers new records from at least there, so that no reader skips them. A named cursor
     /// that is refused holds nothing here (its reader cannot run until it is fixed).
-    func highestCursor() throws(JournalError) -> UInt64 {
-        var highest = try cursor()
+    /// `refusing: false` passes over a refused `cursor.json` too (for counting the
+    /// journal's end); an appender refuses it (section 6 needs it).
+    func highestCursor(refusing: Bool = true) throws(JournalError) -> UInt64 {
+        var highest: UInt64 = 0
+        switch try readCursor() {
+        case .valid(let next): highest = next
+        case .refused(_, let reason): if refusing { throw .untrusted(path: cursorPath, reason: reason) }
+        }
         if case .valid(let next) = try readCursor(for: .default) { highest = max(highest, next) }
         for name in try cursorNames() {
             if case .valid(let next) = try readCursor(for: name) { highest = max(highest, next) }
@@ -316,15 +338,19 @@ extension Journal {
 
     /// Deletes sealed segments whose records every reader has acknowledged, once they are
     /// older than `keepSeconds` (0: at once): those below the floor and below the cursor of
-    /// each reader in `readers` (missing: 0; `default` missing: `cursor.json`). The newest
-    /// segment always stays: it carries the sequence numbering on. The caller holds the
-    /// cursor lock. `holdingFrom` (the lowest stored mark of the destinations that verify)
-    /// keeps every segment from that record on too. Returns the names deleted.
+    /// each reader in `readers` (missing: 0; `default` missing: `cursor.json`). With
+    /// `onlyReaders`, `readers` are all the readers there are (every configured
+    /// destination): the floor is not consulted, so the cursor file of a reader no longer
+    /// configured holds nothing back (with no reader named, the floor still rules). The
+    /// newest segment always stays: it carries the sequence numbering on. The caller holds
+    /// the cursor lock. `holdingFrom` (the lowest stored mark of the destinations that
+    /// verify) keeps every segment from that record on too. Returns the names deleted.
     @discardableResult
     public func removeSentSegments(keepSeconds: Int64 = 0, now: Int64 = Journal.currentTime(),
-                                   readers: [CursorName] = [], holdingFrom: UInt64? = nil) throws(JournalError) -> [SegmentName] {
+                                   readers: [CursorName] = [], onlyReaders: Bool = false,
+                                   holdingFrom: UInt64? = nil) throws(JournalError) -> [SegmentName] {
         let names = try segments()
-        var next = try cursor()
+        var next = onlyReaders && !readers.isEmpty ? UInt64.max : try cursor()
         for reader in readers { next = min(next, try durableCursor(for: reader)) }
         if let holdingFrom { next = min(next, holdingFrom) }
         var removed: [SegmentName] = []

@@ -10,8 +10,8 @@ extension Journal {
         public var sealedSegments = 0
         /// Records present (damaged members excluded only where their headers are).
         public var records: UInt64 = 0
-        /// Records below the cursor: acknowledged by the server (or passed over: see
-        /// `passedAtStart`).
+        /// Records acknowledged by every reader (or passed over: see `passedAtStart`): below
+        /// the floor, or below the lowest place of the readers `statistics(readers:)` named.
         public var sentRecords: UInt64 = 0
         /// Records below the cursor that some reader passed over when it began (below its
         /// `start`): not sent to every reader.
@@ -44,12 +44,18 @@ extension Journal {
         public var bytes: Int { sealedBytes + activeBytes }
     }
 
-    /// Counts records and bytes by walking every segment's member headers. `starts`: where
-    /// named readers began, for `Reader.passedAtStart`.
-    public func statistics(starts: [CursorName: UInt64] = [:]) throws(JournalError) -> Statistics {
+    /// Counts records and bytes by walking every segment's member headers. `readers`: the
+    /// readers there are (every configured destination): a record is sent once every one
+    /// of them has had it acknowledged (`unsentFrom(readers:)`); nil: the journal's cursor
+    /// files and the floor. `starts`: where named readers began, for `Reader.passedAtStart`.
+    public func statistics(readers configured: [CursorName]? = nil, starts: [CursorName: UInt64] = [:]) throws(JournalError) -> Statistics {
         var result = Statistics()
         result.cursor = try cursor()
-        for name in try cursorNames() {
+        var sentBelow = result.cursor
+        if let configured { sentBelow = try unsentFrom(readers: configured) }
+        var readerNames = configured ?? []
+        if configured == nil { readerNames = try cursorNames() }
+        for name in readerNames {
             if case .valid(let next) = try readCursor(for: name) {
                 result.readers.append(Statistics.Reader(name: name, cursor: next, start: starts[name]))
             } else {
@@ -69,8 +75,8 @@ extension Journal {
                 let end = min(member.header.endSequence, limit)
                 guard end > first else { continue }
                 records += end - first
-                if first < result.cursor { result.sentRecords += min(end, result.cursor) - first }
-                let passedByAll = min(result.cursor, latestStart)
+                if first < sentBelow { result.sentRecords += min(end, sentBelow) - first }
+                let passedByAll = min(sentBelow, latestStart)
                 if first < passedByAll { result.passedAtStart += min(end, passedByAll) - first }
                 for index in result.readers.indices {
                     guard let next = result.readers[index].cursor else { continue }

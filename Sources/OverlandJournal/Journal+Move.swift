@@ -33,9 +33,12 @@ import OverlandJSON
 extension Journal {
     /// Moves this journal's sealed, unsent segments into the journal at `targetPath`
     /// (created when missing), finishing an interrupted move first. With `sealFirst`, the
-    /// active segment is sealed before, so that it moves too.
+    /// active segment is sealed before, so that it moves too. `receivers`: how each reader
+    /// names its receiver (`CarriedPlace.receiver`); the records a reader had acknowledged
+    /// go with their place into the target's `state/carried.json`.
     @discardableResult
     public func move(to targetPath: String, sealFirst: Bool = false, now: Int64 = Journal.currentTime(),
+                     receivers: [CursorName: String] = [:],
                      onIssue: JournalIssueHandler? = nil) throws(JournalMoveError) -> JournalMoveReport {
         let cursorLock = try acquireCursorLock()
         defer { withExtendedLifetime(cursorLock) {} }
@@ -62,7 +65,7 @@ extension Journal {
                 intent.targetPath = targetPath
                 try wrap { () throws(JournalError) in try writeState(Self.moveIntentStateName, intent.encoded) }
             }
-            try finishMove(intent, into: target, report: &report)
+            try finishMove(intent, into: target, receivers: receivers, report: &report)
         }
         if sealFirst {
             try wrap { () throws(JournalError) in try JournalAppender(journal: self, onIssue: onIssue).sealActive() }
@@ -79,7 +82,7 @@ extension Journal {
                 try writeState(Self.moveIntentStateName, encoded)
             }
             FaultPoint.reach("move.after-intent")
-            try finishMove(plan.intent, into: target, report: &report)
+            try finishMove(plan.intent, into: target, receivers: receivers, report: &report)
             if !plan.truncated { break }
         }
         return report
@@ -91,7 +94,8 @@ extension Journal {
     /// remaining segment stays here, and if the lost target turns up and is synced, the
     /// records of at most the one segment that was in flight are uploaded twice.
     @discardableResult
-    public func abortMove(targetPath: String?, targetLost: Bool = false) throws(JournalMoveError) -> JournalMoveReport {
+    public func abortMove(targetPath: String?, targetLost: Bool = false,
+                          receivers: [CursorName: String] = [:]) throws(JournalMoveError) -> JournalMoveReport {
         let cursorLock = try acquireCursorLock()
         defer { withExtendedLifetime(cursorLock) {} }
         let pending: JournalMoveIntent?
@@ -142,6 +146,7 @@ extension Journal {
                         case .absent, .foreign:
                             return
                         }
+                        try carryPlaces(of: segment, into: target, receivers: receivers, report: &report)
                         try passCursors(to: segment.end)
                         cursor = segment.end
                         try removeMovedSource(segment.name)
@@ -161,13 +166,7 @@ extension Journal {
     /// Renames an unreadable move intent into `damaged/` (kept for inspection, never read
     /// again) and returns where it went.
     func setAsideMoveIntent() throws(JournalError) -> String {
-        let from = statePath(of: Self.moveIntentStateName)
-        try fs.makeDirectory(damagedPath)
-        let to = damagedPath + "/" + Self.moveIntentStateName + ".unreadable-\(Journal.currentTime())"
-        try fs.rename(from, to)
-        try fs.syncDirectory(statePath)
-        try fs.syncDirectory(damagedPath)
-        return to
+        try setAsideState(Self.moveIntentStateName, label: "unreadable")
     }
 
     /// The source's cursor lock: no sync reads or moves a cursor while a move runs.
@@ -180,7 +179,8 @@ extension Journal {
     // MARK: - Moving
 
     /// Carries out an intent, segment after segment (see the type's description).
-    func finishMove(_ start: JournalMoveIntent, into target: Journal, report: inout JournalMoveReport) throws(JournalMoveError) {
+    func finishMove(_ start: JournalMoveIntent, into target: Journal, receivers: [CursorName: String],
+                    report: inout JournalMoveReport) throws(JournalMoveError) {
         var intent = start
         try wrap { () throws(JournalError) in try target.removeTemporarySegments() }
         var cursor = try wrap { () throws(JournalError) in try self.cursor() }
@@ -236,7 +236,10 @@ extension Journal {
                 try wrap { () throws(JournalError) in try target.verifyMovedSegment(built) }
             }
             FaultPoint.reach("move.after-verify")
-            try wrap { () throws(JournalError) in try passCursors(to: segment.end) }
+            try wrap { () throws(JournalError) in
+                try carryPlaces(of: intent.segments[index], into: target, receivers: receivers, report: &report)
+                try passCursors(to: segment.end)
+            }
             cursor = segment.end
             FaultPoint.reach("move.after-cursor")
             try wrap { () throws(JournalError) in try removeMovedSource(segment.name) }

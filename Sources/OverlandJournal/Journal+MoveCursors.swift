@@ -39,6 +39,31 @@ extension Journal {
         }
     }
 
+    /// Carries into the target the places of the readers that had acknowledged some of a
+    /// moved segment's records (section 12), before the source's cursors pass them: for a
+    /// reader whose receiver `receivers` names, the run of target records it had; the
+    /// others (cursor files of readers not named) are counted in `report.notCarried`: their
+    /// receivers get those records again from the target. Written again when a resumed
+    /// move finds the segment done: joining a run to itself changes nothing.
+    func carryPlaces(of segment: JournalMoveIntent.Segment, into target: Journal, receivers: [CursorName: String],
+                     report: inout JournalMoveReport) throws(JournalError) {
+        var readers = Set(receivers.keys)
+        let named = try cursorNames()
+        readers.formUnion(named.isEmpty ? [.default] : named)
+        var added: [CarriedPlace] = []
+        for name in readers.sorted() {
+            guard case .valid(let place) = try readCursor(for: name), place > segment.from else { continue }
+            let acknowledged = min(place, segment.end) - segment.from
+            if let receiver = receivers[name] {
+                added.append(CarriedPlace(receiver: receiver, range: segment.targetFirst..<segment.targetFirst + acknowledged))
+                report.carried[name, default: 0] += acknowledged
+            } else {
+                report.notCarried[name, default: 0] += acknowledged
+            }
+        }
+        try target.addCarriedPlaces(added)
+    }
+
     /// Throws when a cursor cannot be read: a move would have to pass a reader whose place
     /// it does not know. Checked before a move plans anything.
     func requireReadableCursors() throws(JournalError) {

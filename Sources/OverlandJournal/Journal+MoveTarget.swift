@@ -92,15 +92,6 @@ extension Journal {
     /// The first sequence number a moved record may take here: past every record and the
     /// cursor. The caller holds the exclusive lock, so files are read without the shared one.
     func nextMoveSequence() throws(JournalError) -> UInt64 {
-        let names = try segments()
-        var end = names.last?.firstSequence ?? 0
-        for name in names.reversed() {
-            let layout = try SegmentLayout(reading: SegmentFile(self, name, committed: false), name: name, journalID: id)
-            if let last = layout.endSequence {
-                end = max(end, last)
-                break
-            }
-        }
-        return max(end, try highestCursor())
+        max(try newestSegmentEnd(committed: false), try highestCursor())
     }
 }

@@ -36,6 +36,19 @@ extension Journal {
         if fs.kind(statePath) == .directory { try fs.syncDirectory(statePath) }
     }
 
+    /// Renames a state file that cannot be used (unreadable, or a directory where a file
+    /// belongs) into `damaged/` as `NAME.LABEL-TIME`, durably: kept for inspection, never
+    /// read again, and out of the way of the file that replaces it. Returns where it went.
+    func setAsideState(_ name: String, label: String) throws(JournalError) -> String {
+        let from = try statePath(name)
+        try fs.makeDirectory(damagedPath)
+        let to = damagedPath + "/" + name + "." + label + "-\(Journal.currentTime())"
+        try fs.rename(from, to)
+        try fs.syncDirectory(statePath)
+        try fs.syncDirectory(damagedPath)
+        return to
+    }
+
     /// The path of a state file, for watching it change.
     public func statePath(of name: String) -> String { statePath + "/" + name }
 

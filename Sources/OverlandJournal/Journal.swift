@@ -156,14 +156,25 @@ public final class Journal: @unchecked Sendable {
 
     // MARK: - Counting
 
-    /// The sequence number the next appended record will get: one past the newest record.
-    /// Costs one segment read, whatever the backlog.
+    /// The journal's end: the sequence number the next appended record will get, the
+    /// larger of the newest segment's end and the highest cursor (journal-format.md
+    /// section 6, step 2). After a move or retention took every segment, the cursors keep
+    /// the numbering: nothing numbered below the end is ever appended again. Costs one
+    /// segment read and the cursor files, whatever the backlog.
     public func endSequence() throws(JournalError) -> UInt64 {
+        max(try newestSegmentEnd(), try highestCursor(refusing: false))
+    }
+
+    /// One past the newest record of the segments, at least the newest segment's name (0
+    /// without segments). `committed: false` reads the newest segment whole, for a
+    /// caller holding the exclusive journal lock.
+    func newestSegmentEnd(committed: Bool = true) throws(JournalError) -> UInt64 {
         let names = try segments()
         for (index, name) in names.enumerated().reversed() {
-            let file = try SegmentFile(self, name, committed: index == names.count - 1)
+            let file = try SegmentFile(self, name, committed: committed && index == names.count - 1)
             let layout = try SegmentLayout(reading: file, name: name, journalID: id)
-            if let end = layout.endSequence { return end }
+            // A newest segment without a record still holds its name's number (as an appender reads it).
+            if let end = layout.endSequence { return max(end, names.last?.firstSequence ?? 0) }
         }
         return names.last?.firstSequence ?? 0
     }

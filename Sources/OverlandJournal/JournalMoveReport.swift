@@ -15,6 +15,13 @@ public struct JournalMoveReport: Sendable, Equatable {
     public var remaining = 0
     /// Why the move stopped before reaching the newest segment, if something stopped it.
     public var stoppedAt: String?
+    /// Per reader, the moved records it had acknowledged whose place went with them
+    /// (`state/carried.json` in the target: an upload to its receiver skips them).
+    public var carried: [CursorName: UInt64] = [:]
+    /// Per reader whose receiver was not named (a cursor file no configured destination
+    /// owns), the moved records it had acknowledged: its receiver gets them again if the
+    /// target is sent there.
+    public var notCarried: [CursorName: UInt64] = [:]
     /// Where an abort put an intent it could not read.
     public var intentSetAside: String?
 

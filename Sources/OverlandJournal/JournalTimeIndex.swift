@@ -1,3 +1,5 @@
+import OverlandJSON
+
 /// Which whole seconds the journal holds a location point for, per device, ever: how
 /// `overland-log` knows that a fix is already logged (journal-format.md, "The time index").
 ///
@@ -6,8 +8,9 @@
 /// (runs per device) until the next save merges them into a new file. The file is checked
 /// when opened (its grammar, order, and no more seconds than the records it covers), and
 /// the first time it would make a fix count as already logged, against the journal's
-/// records: a device's seconds must lie within the span of that device's points in the
-/// journal. A file that fails either is rebuilt from the records.
+/// records: each second is a point of its device within the span of that device's points,
+/// or one of the records no longer in the journal (`disagreement`). A file that fails
+/// either is rebuilt from the records.
 public final class JournalTimeIndex {
     /// A record's key: its point second and its device's key; nil for other records.
     public typealias Key = (ArraySlice<UInt8>) -> (second: Int64, device: ArraySlice<UInt8>)?
@@ -112,6 +115,12 @@ public final class JournalTimeIndex {
             break
         case .failure(let invalid)?:
             rebuilt = invalid.reason
+            // No file can be renamed over a directory: it is set aside, so that the rebuilt
+            // index can be written (a stick is untrusted; a logger must not stop on it).
+            if fs.kind(path) == .directory {
+                let aside = try journal.setAsideState(Self.stateName, label: "not-a-file")
+                rebuilt = invalid.reason + ", set aside as '\(aside)'"
+            }
         case .success(let opened)?:
             if opened.through > end {
                 rebuilt = "covers records up to \(opened.through), past the journal's end (\(end))"
@@ -147,32 +156,63 @@ public final class JournalTimeIndex {
         try write(merging: pending, through: end)
     }
 
-    /// Why the file disagrees with the journal's records, or nil: a device's seconds
-    /// outside the span of its points among the records the file covers.
+    /// Why the file disagrees with the journal's records below its `through`, or nil. Each
+    /// second must be accounted for by a record: a point of its device there (at most one
+    /// second per point, within the span of that device's points), or a record no longer
+    /// there (sent and removed, moved to a stick), whose second cannot be checked: the
+    /// seconds not accounted for by points, over every device, are at most the records
+    /// gone. So a forged file cannot claim seconds for a device beyond its records.
     private func disagreement() throws(JournalError) -> String? {
         guard let file else { return nil }
-        var spans: [[UInt8]: (Int64, Int64)] = [:]
+        var points: [[UInt8]: (low: Int64, high: Int64, count: Int64)] = [:]
+        var present: UInt64 = 0
         let reader = try journal.records(from: 0)
         while let record = try reader.next(), record.sequence < file.through {
+            present += 1
             guard let (second, device) = key(record.line) else { continue }
             let deviceKey = Array(device)
-            if let (low, high) = spans[deviceKey] {
-                spans[deviceKey] = (min(low, second), max(high, second))
+            if let known = points[deviceKey] {
+                points[deviceKey] = (min(known.low, second), max(known.high, second), known.count + 1)
             } else {
-                guard spans.count < TimeIndexFile.maxDevices else { return "more devices than the journal holds" }
-                spans[deviceKey] = (second, second)
+                guard points.count < TimeIndexFile.maxDevices else { return "more devices than the journal holds" }
+                points[deviceKey] = (second, second, 1)
             }
         }
-        for section in file.sections {
-            let name = String(decoding: section.key, as: UTF8.self)
-            guard let (low, high) = spans[section.key] else {
-                return "holds seconds of device \"\(name)\", which has no point in the journal"
-            }
-            if section.earliest < low || section.latest > high {
-                return "the seconds of device \"\(name)\" reach outside the span of its points in the journal"
+        let gone = Int64(file.through - min(present, file.through))
+        var unaccounted: Int64 = 0
+        for (index, section) in file.sections.enumerated() {
+            let mine = points[section.key] ?? (low: 1, high: 0, count: 0)
+            let (seconds, outside) = try Self.count(file.runCursor(of: index), outside: mine.low...max(mine.low, mine.high),
+                                                   empty: mine.count == 0)
+            unaccounted += seconds - min(seconds - outside, mine.count)
+            if unaccounted > gone {
+                let name = String(decoding: section.key, as: UTF8.self)
+                return "holds \(Plural.count(seconds, "second")) of device \"\(name)\", more than its "
+                    + "\(Plural.count(mine.count, "point")) in the journal\(gone > 0 ? " and the \(Plural.count(gone, "record")) no longer there" : "") account for"
             }
         }
         return nil
+    }
+
+    /// A section's seconds, and how many of them lie outside `span` (all when `empty`).
+    private static func count(_ runs: TimeIndexFile.RunCursor, outside span: ClosedRange<Int64>,
+                              empty: Bool) throws(JournalError) -> (seconds: Int64, outside: Int64) {
+        var cursor = runs
+        var seconds: Int64 = 0, outside: Int64 = 0
+        while let run = try cursor.next() {
+            seconds += run.count
+            if empty { outside += run.count; continue }
+            // Seconds before the span: indices 0 ..< k with start + k * step >= low.
+            if run.start < span.lowerBound {
+                outside += min(run.count, (span.lowerBound - 1 - run.start) / run.step + 1)
+            }
+            // Seconds after it: from the first index past `high`.
+            if run.last > span.upperBound {
+                let within = run.start > span.upperBound ? 0 : (span.upperBound - run.start) / run.step + 1
+                outside += run.count - within
+            }
+        }
+        return (seconds, outside)
     }
 
     private func rebuild(because reason: String) throws(JournalError) {

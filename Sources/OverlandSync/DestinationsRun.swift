@@ -11,7 +11,8 @@ import OverlandJournal
 ///    one whose lock another run holds (reading it back) is left to that run;
 /// 3. when all have finished and any cursor moved, deletes the sealed segments every
 ///    reader has passed, once (`readers`: every configured destination, selected for this
-///    run or not, so that a destination left out or failing keeps its backlog);
+///    run or not, so that a destination left out or failing keeps its backlog; a cursor
+///    file of a destination no longer configured holds nothing back);
 /// 4. lets the journal's lock go, and hands each destination's acknowledged range to
 ///    `afterDrain` (reading back what a receiver stored) under that destination's lock
 ///    alone: a slow read-back never keeps another run from sending to other destinations.
@@ -26,6 +27,10 @@ public struct DestinationsRun: Sendable {
     public let readers: [CursorName]
     /// How long delivered segments are kept, in seconds (nil: forever).
     public let keepSentSeconds: Int64?
+    /// How each destination names its receiver (`CarriedPlace.receiver`): before it sends,
+    /// a destination passes the records a move brought here that its receiver had
+    /// acknowledged (`Journal.carriedPlace`), so that they are not sent again.
+    public var receivers: [CursorName: String] = [:]
     /// Run after each destination's drain (see `Drained`); nil: nothing.
     public var afterDrain: (@Sendable (Drained) async -> SyncReport)?
     private let wallClock: @Sendable () -> Int64
@@ -78,9 +83,10 @@ public struct DestinationsRun: Sendable {
             for await (index, done) in group { drained[index] = done }
         }
         var outcome = Outcome(reports: zip(destinations, drained).map { ($0.name, $1?.report ?? SyncReport(outcome: .interrupted)) })
-        if let keep = keepSentSeconds, outcome.reports.contains(where: { $0.report.sentRecords > 0 || $0.report.skippedRecords > 0 || $0.report.notCarriedRecords > 0 }) {
+        if let keep = keepSentSeconds, outcome.reports.contains(where: { $0.report.sentRecords > 0 || $0.report.skippedRecords > 0 || $0.report.notCarriedRecords > 0
+                                                         || $0.report.alreadyAcknowledged > 0 }) {
             do {
-                try journal.removeSentSegments(keepSeconds: keep, now: wallClock(), readers: readers,
+                try journal.removeSentSegments(keepSeconds: keep, now: wallClock(), readers: readers, onlyReaders: true,
                                                holdingFrom: StoredMarks.floor(journal, readers))
             } catch {
                 outcome.warnings.append(error.description)
@@ -125,10 +131,25 @@ public struct DestinationsRun: Sendable {
         } catch {
             return done(SyncReport(outcome: .stateError, message: "\(error)"))
         }
+        var passed: UInt64 = 0
+        var warnings: [String] = []
+        do { passed = try passCarried(destination.name) } catch { warnings.append(error.description) }
         let before = try? journal.cursor(for: destination.name)
-        let report = await destination.run(journal: journal, holding: lock, sendNow: sendNow, onIssue: onIssue)
+        var report = await destination.run(journal: journal, holding: lock, sendNow: sendNow, onIssue: onIssue)
+        report.alreadyAcknowledged += passed
+        report.warnings += warnings
         guard let before else { return done(report) }
         let after = (try? journal.cursor(for: destination.name)) ?? before
         return done(report, own, before..<max(before, after))
+    }
+
+    /// Moves a destination's cursor past the records its receiver acknowledged before a
+    /// move brought them here; how many it passed.
+    private func passCarried(_ name: CursorName) throws(JournalError) -> UInt64 {
+        guard let receiver = receivers[name], case .valid(let place) = try journal.readCursor(for: name) else { return 0 }
+        let carried = journal.carriedPlace(receiver: receiver, from: place)
+        guard carried > place else { return 0 }
+        try journal.advanceCursor(for: name, to: carried)
+        return carried - place
     }
 }

@@ -46,6 +46,9 @@ public struct SyncReport: Sendable, Equatable {
     /// Records passed over because the receiver cannot take them: trip, visit and action
     /// records for a receiver of locations, and lines no point can be read from.
     public var notCarriedRecords = 0
+    /// Records a move brought into this journal that the receiver had acknowledged before
+    /// it (`state/carried.json`): passed, not sent again.
+    public var alreadyAcknowledged: UInt64 = 0
     /// Delivered requests.
     public var batches = 0
     /// Records still waiting after the run (from the cursor to the journal's end).

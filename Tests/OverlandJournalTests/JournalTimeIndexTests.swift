@@ -161,6 +161,52 @@ struct JournalTimeIndexTests {
         #expect(try journal.timeIndex(key: testKey).rebuilt?.contains("past the journal's end") == true)
     }
 
+    /// Every second must be a record's: a point of its device within the span of its
+    /// points (one second per point), or one of the records no longer in the journal.
+    @Test func eachSecondIsAccountedForByARecord() throws {
+        let directory = try TemporaryDirectory()
+        let journal = try Journal(path: directory.journal, create: true)
+        let appender = try JournalAppender(journal: journal)
+        try commit((100..<198).map { point(Int64($0), "bike") } + [point(100, "vm"), point(5100, "vm")], to: appender)
+        try appender.sealActive()
+        let path = journal.statePath(of: JournalTimeIndex.stateName)
+        try FileManager.default.createDirectory(atPath: journal.statePath, withIntermediateDirectories: true)
+        // Within vm's span, but 100 seconds for its 2 points.
+        try "overland-times 2 through 100\ndevice \"vm\"\n100 1 100\n".write(toFile: path, atomically: false, encoding: .utf8)
+        let forged = try journal.timeIndex(key: testKey)
+        #expect(!forged.contains(device: key("vm"), second: 150))
+        #expect(forged.rebuilt?.contains("100 seconds of device \"vm\"") == true, "\(forged.rebuilt ?? "trusted")")
+        #expect(forged.contains(device: key("vm"), second: 5100))
+        try forged.save(through: try journal.endSequence())
+        // Every segment passed and removed (a move, retention): the seconds stay, as many as the records gone.
+        _ = try commit([point(9000, "bike")], to: appender)
+        try appender.sealActive()
+        try journal.advanceCursor(to: 100)
+        #expect(try journal.removeSentSegments().count == 1)
+        let kept = try journal.timeIndex(key: testKey)
+        #expect(kept.rebuilt == nil)
+        #expect(kept.contains(device: key("bike"), second: 150) && kept.contains(device: key("vm"), second: 5100))
+        #expect(kept.rebuilt == nil, "\(kept.rebuilt ?? "")")
+        // One second more than the records gone is not accounted for.
+        try "overland-times 2 through 101\ndevice \"bike\"\n100 1 98\ndevice \"vm\"\n100 1 3\n".write(toFile: path, atomically: false, encoding: .utf8)
+        let over = try journal.timeIndex(key: testKey)
+        #expect(!over.contains(device: key("vm"), second: 101) && over.rebuilt != nil)
+    }
+
+    /// A directory where the index belongs is set aside into `damaged/`, and the index rebuilt.
+    @Test func aDirectoryInPlaceOfTheIndexIsSetAside() throws {
+        let directory = try TemporaryDirectory()
+        let journal = try Journal(path: directory.journal, create: true)
+        try commit((100..<110).map { point(Int64($0), "van") }, to: try JournalAppender(journal: journal))
+        let path = journal.statePath(of: JournalTimeIndex.stateName)
+        try FileManager.default.createDirectory(atPath: path + "/inside", withIntermediateDirectories: true)
+        let index = try journal.timeIndex(key: testKey)
+        #expect(index.rebuilt?.contains("set aside as") == true, "\(index.rebuilt ?? "")")
+        #expect(index.contains(device: key("van"), second: 105))
+        #expect(Files.exists(path) && !FileManager.default.fileExists(atPath: path + "/inside"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.journal + "/damaged").count == 1)
+    }
+
     /// A rebuild and lookups stay correct when the file is far larger than what is held in
     /// memory (runs read a block at a time; a rebuild merges pieces into the file).
     @Test func largeIndexesAreReadInBlocks() throws {
