@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import TestSupport
 
 /// Debian's chromium, headless: a page's screenshot and what its console said.
