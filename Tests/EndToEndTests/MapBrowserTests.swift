@@ -21,8 +21,8 @@ import TestSupport
     static func expectTrack(_ render: HeadlessChromium.Render, _ points: [MapSandbox.Point], sourceLocation: SourceLocation = #_sourceLocation) {
         let line = MapSandbox.projected(points)
         for (index, at) in line.enumerated() where index > 2 && index < line.count - 3 && index % 7 == 0 {
-            #expect(render.image.hasColor(near: at.x, at.y, radius: 2, MapSandbox.track),
-                    "no track pixel at point \(index), projected to \(at)", sourceLocation: sourceLocation)
+            let found = render.image.hasColor(near: at.x, at.y, radius: 2, MapSandbox.track)
+            #expect(found, "no track pixel at point \(index), projected to \(at)", sourceLocation: sourceLocation)
         }
         let pixels = MapSandbox.trackPixels(render.image, line: line)
         #expect(pixels.count > 500, "only \(pixels.count) track pixels", sourceLocation: sourceLocation)
@@ -42,8 +42,10 @@ import TestSupport
         Self.expectTrack(render, points)
         let line = MapSandbox.projected(points)
         let first = try #require(line.first), last = try #require(line.last)
-        #expect(render.image.hasColor(near: first.x, first.y, radius: 2, MapSandbox.start), "no start marker at \(first)")
-        #expect(render.image.hasColor(near: last.x, last.y, radius: 2, MapSandbox.end), "no end marker at \(last)")
+        let start = render.image.hasColor(near: first.x, first.y, radius: 2, MapSandbox.start)
+        let end = render.image.hasColor(near: last.x, last.y, radius: 2, MapSandbox.end)
+        #expect(start, "no start marker at \(first)")
+        #expect(end, "no end marker at \(last)")
     }
 
     @Test func theSVGIsTheSamePicture() throws {
@@ -80,7 +82,8 @@ import TestSupport
         for step in 0...400 {
             let t = 0.1 + 0.8 * Double(step) / 400
             let x = Int((from.x + t * (to.x - from.x)).rounded()), y = Int((from.y + t * (to.y - from.y)).rounded())
-            #expect(!render.image.matches(x, y, MapSandbox.track), "track colour inside the gap at \(x), \(y)")
+            let trackColour = render.image.matches(x, y, MapSandbox.track)
+            #expect(!trackColour, "track colour inside the gap at \(x), \(y)")
             let grey = render.image.matches(x, y, MapSandbox.gap, tolerance: 60)
             if runs.last != grey { runs.append(grey) }
         }
@@ -150,7 +153,9 @@ import TestSupport
         #expect(map.succeeded, "\(map)")
         let render = try HeadlessChromium().render(output, width: MapSandbox.width, height: 900)
         #expect(render.console.isEmpty, "console: \(render.console)")
-        #expect(render.image.hasColor(near: 500, 350, radius: 3, MapSandbox.start), "no start marker in the middle")
-        #expect(!render.image.hasColor(near: 100, 100, radius: 50, MapSandbox.start))
+        let middle = render.image.hasColor(near: 500, 350, radius: 3, MapSandbox.start)
+        let corner = render.image.hasColor(near: 100, 100, radius: 50, MapSandbox.start)
+        #expect(middle, "no start marker in the middle")
+        #expect(!corner, "a start marker away from the middle")
     }
 }
