@@ -72,12 +72,15 @@ let package = Package(
         ),
         // Journals as GPX 1.1, GeoJSON and CSV, streamed.
         .target(name: "OverlandExport", dependencies: ["OverlandJournal", "OverlandProtocol", "OverlandJSON"]),
+        // A journal as a picture: one self-contained HTML page or SVG (`overland map`),
+        // from the export's time-ordered stream, simplified to the page's resolution.
+        .target(name: "OverlandMap", dependencies: ["OverlandExport", "OverlandJournal", "OverlandProtocol", "OverlandJSON", "OverlandRecorder"]),
         // What the three commands share: options, settings, exit statuses, terminal output.
         .target(
             name: "OverlandCLI",
             dependencies: [
                 "OverlandInput", "OverlandProtocol", "OverlandJournal", "OverlandJSON", "OverlandRecorder",
-                "OverlandSettings", "OverlandSync", "OverlandMQTT", "OverlandExport", "OverlandLogger",
+                "OverlandSettings", "OverlandSync", "OverlandMQTT", "OverlandExport", "OverlandMap", "OverlandLogger",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -117,6 +120,7 @@ let package = Package(
         .testTarget(name: "OverlandRecorderTests", dependencies: ["TestSupport", "OverlandRecorder"]),
         .testTarget(name: "OverlandSettingsTests", dependencies: ["TestSupport", "OverlandSettings"]),
         .testTarget(name: "OverlandExportTests", dependencies: ["TestSupport", "OverlandExport"]),
+        .testTarget(name: "OverlandMapTests", dependencies: ["TestSupport", "OverlandMap", "OverlandProtocol", "OverlandJournal", "OverlandExport"]),
         .testTarget(name: "OverlandMQTTTests", dependencies: ["TestSupport", "OverlandMQTT", "OverlandProtocol", "OverlandJSON"]),
         .testTarget(name: "OverlandSimulationTests", dependencies: ["TestSupport", "OverlandSimulation", "OverlandJournal"]),
         .testTarget(name: "OverlandLoggerTests", dependencies: ["TestSupport", "OverlandLogger", "OverlandInput", "OverlandRecorder", "OverlandJournal"]),
@@ -133,7 +137,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "TestSupport", "OverlandJournal", "OverlandJSON", "OverlandSync",
+                "TestSupport", "OverlandJournal", "OverlandJSON", "OverlandSync", "OverlandMap", "CZlib",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

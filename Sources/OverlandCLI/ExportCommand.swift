@@ -106,15 +106,19 @@ final class ExportDestination {
     private let fd: Int32
     private let path: String?
 
-    init(path: String?) throws {
+    /// `exclusive`: a file that exists is refused (`overland map` without `--force`).
+    init(path: String?, exclusive: Bool = false) throws {
         self.path = path
         guard let path else {
             fd = 1
             return
         }
-        let opened = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        let opened = open(path, O_WRONLY | O_CREAT | (exclusive ? O_EXCL : O_TRUNC) | O_CLOEXEC, 0o600)
         if opened < 0 {
             let code = errno
+            if code == EEXIST && exclusive {
+                throw CommandFailure("'\(path)' exists: --force replaces it", status: .cannotCreate)
+            }
             throw CommandFailure("cannot create '\(path)': \(SystemErrorText.of(code))",
                                  status: code == EACCES ? .noPermission : .cannotCreate)
         }

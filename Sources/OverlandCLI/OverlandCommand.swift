@@ -6,7 +6,7 @@ public struct OverlandCommand: ParsableCommand {
         commandName: "overland",
         abstract: "Control an overland GPS logger.",
         version: OverlandVersion.current,
-        subcommands: [StatusCommand.self, TripCommand.self, ConfigCommand.self, DestinationCommand.self, SetupCommand.self, JournalCommand.self, ExportCommand.self]
+        subcommands: [StatusCommand.self, TripCommand.self, ConfigCommand.self, DestinationCommand.self, SetupCommand.self, JournalCommand.self, ExportCommand.self, MapCommand.self]
     )
 
     public init() {}

@@ -27,6 +27,35 @@ public enum Exporter {
     /// the same records quietly).
     public static func export(_ journal: Journal, options: ExportOptions, onIssue: JournalIssueHandler? = nil,
                               write: ([UInt8]) throws -> Void) throws -> ExportSummary {
+        var output = OutputStage(formatter: options.format.formatter(journal, options))
+        let summary = try stream(journal, options: options, onIssue: onIssue) { record, _, summary in
+            try output.add(record, summary: &summary, write: write)
+        }
+        try output.finish(write: write)
+        return summary
+    }
+
+    /// Hands every location point of `journal` that `options` select (its window, `--unsent`;
+    /// not its format) to `each` with its sequence number, oldest first, in bounded memory:
+    /// the stream `export` formats, for readers that draw instead (`overland map`).
+    /// `ExportSummary/written` counts the points handed on.
+    public static func points(_ journal: Journal, options: ExportOptions, onIssue: JournalIssueHandler? = nil,
+                              each: (LocationFeature, UInt64) throws -> Void) throws -> ExportSummary {
+        try stream(journal, options: options, onIssue: onIssue) { record, sequence, summary in
+            guard let location = record.location else {
+                summary.leftOut += 1
+                return
+            }
+            try each(location, sequence)
+            summary.written += 1
+            summary.earliest = min(summary.earliest ?? location.timestamp, location.timestamp)
+            summary.latest = max(summary.latest ?? location.timestamp, location.timestamp)
+        }
+    }
+
+    /// The two passes: every kept record to `consume` in time order with its sequence number.
+    static func stream(_ journal: Journal, options: ExportOptions, onIssue: JournalIssueHandler?,
+                       consume: (ExportRecord, UInt64, inout ExportSummary) throws -> Void) throws -> ExportSummary {
         var summary = ExportSummary()
         let start = options.unsentOnly ? try journal.unsentFrom(readers: options.readers) : 0
         let sorter = TimeOrderSorter(chunkRecords: options.sortChunkRecords, parent: options.temporaryDirectory ?? defaultTemporaryDirectory)
@@ -52,19 +81,21 @@ public enum Exporter {
         summary.sortedRuns = sorter.spilledRuns
 
         // Pass 2: the in-order stretch again from the journal, merged with the runs.
-        var output = OutputStage(formatter: options.format.formatter(journal, options))
         let prefix = try PrefixSource(journal: journal, from: start, end: sorter.prefixEnd ?? start, options: options)
         if sorter.disordered {
-            try sorter.merge(prefix: prefix) { entry in try output.add(entry.line[...], summary: &summary, write: write) }
+            try sorter.merge(prefix: prefix) { entry in
+                guard let json = try? JSONParser.parse(entry.line[...]) else { return }
+                let record = ExportRecord(line: entry.line[...], json: json, location: try? LocationFeature(json: json))
+                try consume(record, entry.sequence, &summary)
+            }
         } else {
-            // In time order: each record formatted as parsed here, not parsed a third time.
-            while let record = try prefix.nextRecord() { try output.add(record, summary: &summary, write: write) }
+            // In time order: each record handed on as parsed here, not parsed a third time.
+            while let (record, sequence) = try prefix.nextRecord() { try consume(record, sequence, &summary) }
         }
         guard prefix.count == sorter.prefixCount else {
             throw ExportSortError(.journalChanged, "the journal changed during the export (\(sorter.prefixCount) records read, then " +
                                   "\(prefix.count)): run it again")
         }
-        try output.finish(write: write)
         return summary
     }
 
@@ -102,11 +133,6 @@ private struct OutputStage {
         self.formatter = formatter
         output.reserveCapacity(Exporter.chunkBytes + RecordLine.maxBytes * 2)
         self.formatter.writeHead(into: &output)
-    }
-
-    mutating func add(_ line: ArraySlice<UInt8>, summary: inout ExportSummary, write: ([UInt8]) throws -> Void) throws {
-        guard let json = try? JSONParser.parse(line) else { return }
-        try add(ExportRecord(line: line, json: json, location: try? LocationFeature(json: json)), summary: &summary, write: write)
     }
 
     mutating func add(_ record: ExportRecord, summary: inout ExportSummary, write: ([UInt8]) throws -> Void) throws {
@@ -151,7 +177,7 @@ private final class PrefixSource: SortedSource {
     }
 
     /// The next record of the stretch, as parsed to filter it.
-    func nextRecord() throws -> ExportRecord? { try nextKept()?.record }
+    func nextRecord() throws -> (ExportRecord, UInt64)? { try nextKept().map { ($0.record, $0.sequence) } }
 
     private func nextKept() throws -> (record: ExportRecord, key: Int64, sequence: UInt64)? {
         while let stored = try reader.next(), stored.sequence < end {

@@ -13,7 +13,7 @@ enum SystemTool {
         "gzip": "gzip", "zcat": "gzip", "jq": "jq", "gpsbabel": "gpsbabel", "xmllint": "libxml2-utils",
         "strace": "strace", "openssl": "openssl", "mkfs.vfat": "dosfstools", "fusefat": "fusefat", "mcopy": "mtools",
         "fusermount": "fuse", "socat": "socat", "chattr": "e2fsprogs", "setpriv": "util-linux", "python3": "python3", "time": "time",
-        "gpsfake": "gpsd-clients", "gpspipe": "gpsd-clients", "gpsd": "gpsd", "systemd-analyze": "systemd",
+        "chromium": "chromium", "gpsfake": "gpsd-clients", "gpspipe": "gpsd-clients", "gpsd": "gpsd", "systemd-analyze": "systemd",
     ]
 
     /// What to say when `name` is missing.
