@@ -281,7 +281,8 @@ import Glibc
         let result = try sandbox.sync.run(["--journal", sandbox.journal, "--now"])
         #expect(result.exitStatus == 77, "\(result)")
         #expect(result.stderrLines.count == 2, "\(result.stderrText)")
-        #expect(result.stderrLines.contains { $0.hasPrefix("overland-sync: default: \(refusing.url) refused the credentials (HTTP 401)") })
+        #expect(result.stderrLines.contains { $0.hasPrefix("overland-sync: default: \(refusing.url) asks for credentials (HTTP 401) and no token is set") },
+                "\(result.stderrText)")
         #expect(result.stderrLines.contains { $0.hasPrefix("overland-sync: busy: \(busy.url): ") })
         #expect(fine.requests.count == 1)
 

@@ -78,7 +78,7 @@ import Testing
         #expect(good.requests.count == 1)
 
         let text = try sandbox.overland.run(["journal", "stats", "--journal", stick])
-        #expect(text.stdoutLines.contains("points    25: 0 sent, 25 unsent"), "\(text.stdoutText)")
+        #expect(text.stdoutLines.contains("records   25 (25 location points): 0 sent, 25 unsent"), "\(text.stdoutText)")
         #expect(text.stdoutLines.contains("  err: 0 sent, 25 unsent (cursor 0)"), "\(text.stdoutText)")
         let stats = try Self.stats(sandbox, stick)
         #expect(stats["unsent"] as? Int == 25 && stats["sent"] as? Int == 0, "\(stats)")

@@ -121,6 +121,7 @@ struct LogNumbersTests {
     /// 1e300; no reader may.
     @Test func everyReaderTakesAnyNumberInAJournalRecord() throws {
         let sandbox = try LogSandbox()
+        _ = try Journal(path: sandbox.journal, create: true)  // a trip starts in a journal that exists
         let started = try sandbox.overlandJournal("trip", "start", "--mode", "car")
         #expect(started.succeeded, "\(started)")
         let now = Int64(Date().timeIntervalSince1970)
@@ -232,6 +233,7 @@ struct LogNumbersTests {
     /// It folded into the trip: "0 s, 671.6 km, 97 points".
     @Test func anOldCaptureImportedDuringATripIsNotTheTrips() throws {
         let sandbox = try LogSandbox()
+        _ = try Journal(path: sandbox.journal, create: true)  // a trip starts in a journal that exists
         let started = try sandbox.overlandJournal("trip", "start", "--mode", "car")
         #expect(started.succeeded, "\(started)")
         let epochs = LogSamples.driveEpochs()
@@ -253,6 +255,7 @@ struct LogNumbersTests {
     /// logger stamped every fix while a trip ran): they are not the trip's either.
     @Test func pointsStampedWithTheTripButOutsideItAreNotCounted() throws {
         let sandbox = try LogSandbox()
+        _ = try Journal(path: sandbox.journal, create: true)  // a trip starts in a journal that exists
         let started = try sandbox.overlandJournal("trip", "start", "--mode", "bus")
         #expect(started.succeeded, "\(started)")
         let trip = try #require(try sandbox.overlandJournal("trip", "--json").stdoutText.firstMatch(of: /"start":"([^"]+)"/)?.1)

@@ -13,21 +13,10 @@ import Testing
     /// `last_updated`) falls inside the reads of the runs that follow.
     let start = StandInStore.now
 
-    private func sandbox(_ settings: [[String]]) throws -> LogSandbox {
-        let sandbox = try LogSandbox()
-        for setting in settings {
-            let set = try sandbox.overland.run(["config", "set"] + setting)
-            try #require(set.succeeded, "\(setting): \(set)")
-        }
-        return sandbox
-    }
+    private func sandbox(_ settings: [[String]]) throws -> LogSandbox { try ReadBackJournal.sandbox(settings) }
 
     private func points(_ range: Range<Int>, _ change: (inout ReadBackJournal.Point) -> Void = { _ in }) -> [ReadBackJournal.Point] {
-        range.map { index in
-            var point = ReadBackJournal.Point(index: index)
-            change(&point)
-            return point
-        }
+        ReadBackJournal.points(range, change)
     }
 
     /// `overland-sync --now --verbose` at `minute` minutes after `start`.

@@ -2,6 +2,7 @@ import TestSupport
 import Foundation
 import OverlandJSON
 import OverlandJournal
+import Testing
 
 /// Receivers that keep what they choose and answer their read API from what they kept,
 /// shaped from the real projects' source (docs/receivers.md, "Reading back"):
@@ -400,6 +401,26 @@ final class StandInStore: @unchecked Sendable {
 /// A journal written directly: one location per entry, as the logger writes them.
 enum ReadBackJournal {
     static let t0: Int64 = 1_709_251_200  // 2024-03-01T00:00:00Z: older than any default window
+
+    /// The points of `range` (`Point(index:)`), each changed by `change`.
+    static func points(_ range: Range<Int>, _ change: (inout Point) -> Void = { _ in }) -> [Point] {
+        range.map { index in
+            var point = Point(index: index)
+            change(&point)
+            return point
+        }
+    }
+
+    /// A sandbox whose settings are `settings` (`overland config set KEY VALUE` each, every
+    /// one required to succeed).
+    static func sandbox(_ settings: [[String]]) throws -> LogSandbox {
+        let sandbox = try LogSandbox()
+        for setting in settings {
+            let set = try sandbox.overland.run(["config", "set"] + setting)
+            try #require(set.exitStatus == 0, "\(setting): \(set)")
+        }
+        return sandbox
+    }
 
     struct Point {
         var index: Int

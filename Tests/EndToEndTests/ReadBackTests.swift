@@ -7,22 +7,10 @@ import Testing
 /// holds, sends what is missing again, and says what the receiver refused, against the
 /// stand-ins of `ReadBackSupport` on 127.0.0.1.
 @Suite struct ReadBackTests {
-    /// A sandbox whose settings are `settings` (`overland config set KEY VALUE` each).
-    private func sandbox(_ settings: [[String]]) throws -> LogSandbox {
-        let sandbox = try LogSandbox()
-        for setting in settings {
-            let set = try sandbox.overland.run(["config", "set"] + setting)
-            #expect(set.exitStatus == 0, "\(setting): \(set)")
-        }
-        return sandbox
-    }
+    private func sandbox(_ settings: [[String]]) throws -> LogSandbox { try ReadBackJournal.sandbox(settings) }
 
     private func points(_ range: Range<Int>, _ change: (inout ReadBackJournal.Point) -> Void = { _ in }) -> [ReadBackJournal.Point] {
-        range.map { index in
-            var point = ReadBackJournal.Point(index: index)
-            change(&point)
-            return point
-        }
+        ReadBackJournal.points(range, change)
     }
 
     /// The first run's clock: each run is a minute after the one before (`OVERLAND_TEST_NOW`),
@@ -64,8 +52,8 @@ import Testing
     /// runs): the runs' results, the last one's decisive.
     private func syncUntilCompared(_ sandbox: LogSandbox, runs: Int = 3) throws -> [ToolResult] {
         var results: [ToolResult] = []
-        for _ in 0..<runs {
-            results.append(try sync(sandbox))
+        for minute in 0..<runs {
+            results.append(try sync(sandbox, minute: minute))
             let status = try sandbox.overland.run(["status", "--journal", sandbox.journal, "--json"])
             let object = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout)) as? [String: Any], "\(status)")
             let destination = try #require((object["destinations"] as? [[String: Any]])?.first, "\(status)")

@@ -11,21 +11,10 @@ import Testing
 @Suite struct ReadBackTruthTests {
     private let start = StandInStore.now
 
-    private func sandbox(_ settings: [[String]]) throws -> LogSandbox {
-        let sandbox = try LogSandbox()
-        for setting in settings {
-            let set = try sandbox.overland.run(["config", "set"] + setting)
-            try #require(set.succeeded, "\(setting): \(set)")
-        }
-        return sandbox
-    }
+    private func sandbox(_ settings: [[String]]) throws -> LogSandbox { try ReadBackJournal.sandbox(settings) }
 
     private func points(_ range: Range<Int>, _ change: (inout ReadBackJournal.Point) -> Void = { _ in }) -> [ReadBackJournal.Point] {
-        range.map { index in
-            var point = ReadBackJournal.Point(index: index)
-            change(&point)
-            return point
-        }
+        ReadBackJournal.points(range, change)
     }
 
     private func clock(_ minute: Int) -> [String: String?] { ["OVERLAND_TEST_NOW": String(start + Int64(minute) * 60)] }
