@@ -40,6 +40,12 @@ import Testing
         return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
 
+    /// The OwnTracks webhook of a Home Assistant stand-in, read back with its admin token.
+    private func homeAssistantSettings(_ server: LocalServer) -> [[String]] {
+        [["endpoint", server.baseURL + "/api/webhook/0a1b2c"], ["protocol", "owntracks"], ["profile", "home-assistant"],
+         ["device_id", "bob/van"], ["verify", "true"], ["verify_token", "LLAT-token"]]
+    }
+
     private func recorderSettings(_ server: LocalServer) -> [[String]] {
         [["endpoint", server.baseURL + "/pub"], ["protocol", "owntracks"], ["profile", "owntracks-recorder"],
          ["device_id", "bob/van"], ["verify", "true"]]
@@ -269,9 +275,7 @@ import Testing
         let store = StandInStore { receipt, _ in receipt % 7 != 0 }
         let server = try LocalServer(store.homeAssistant(token: "LLAT-token"))
         defer { server.stop() }
-        let sandbox = try sandbox([["endpoint", server.baseURL + "/api/webhook/0a1b2c"], ["protocol", "owntracks"],
-                                   ["profile", "home-assistant"], ["device_id", "bob/van"], ["verify", "true"],
-                                   ["verify_token", "LLAT-token"]])
+        let sandbox = try sandbox(homeAssistantSettings(server))
         try ReadBackJournal.append(points(0..<30), to: sandbox.journal)
         let statuses = try syncUntilQuiet(sandbox)
         #expect(statuses.last == 0, "\(statuses)")
@@ -287,9 +291,7 @@ import Testing
         store.decoy("device_tracker.bob_van")
         let server = try LocalServer(store.homeAssistant(token: "LLAT-token"))
         defer { server.stop() }
-        let sandbox = try sandbox([["endpoint", server.baseURL + "/api/webhook/0a1b2c"], ["protocol", "owntracks"],
-                                   ["profile", "home-assistant"], ["device_id", "bob/van"], ["verify", "true"],
-                                   ["verify_token", "LLAT-token"]])
+        let sandbox = try sandbox(homeAssistantSettings(server))
         try ReadBackJournal.append(points(0..<30), to: sandbox.journal)
         let runs = try syncUntilCompared(sandbox)
         #expect(runs.last?.exitStatus == 0, "\(runs)")
