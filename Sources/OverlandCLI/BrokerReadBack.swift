@@ -9,7 +9,7 @@ import OverlandSync
 enum BrokerReadBack {
     /// The reader for `mqtt` (the destination's keys as the sender publishes with them).
     static func reader(for mqtt: MQTTDestination, destination: Destination) throws(ReadBackError) -> any ReadBackReader {
-        if let problem = ReadBackReaders.loggingModeProblem(mqtt.loggingMode.rawValue) { throw problem }
+        if let problem = ReadBackSupport.loggingModeProblem(mqtt.loggingMode) { throw ReadBackError(problem) }
         let messages = OwnTracksMessages(destination: mqtt)
         let discovery = ReadBackReaders.Discovery(objectID: messages.discoveryObjectID, identifier: messages.discoveryIdentifier)
         return try ReadBackReaders.reader(forBrokerTopic: messages.deviceTopic, discovery: mqtt.discovery ? discovery : nil,

@@ -18,7 +18,7 @@ enum Completions {
     /// `overland destination add --protocol`.
     static var protocols: CompletionKind { .list(WireProtocol.allCases.map(\.name)) }
     /// `overland destination add --profile`.
-    static var profiles: CompletionKind { .list(ReceiverProfileName.allCases.map(\.name)) }
+    static var profiles: CompletionKind { .list(ReceiverProfile.allCases.map(\.name)) }
     /// `overland trip start --mode`.
     static var tripModes: CompletionKind { .list(Trip.modes) }
 

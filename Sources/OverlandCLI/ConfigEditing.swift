@@ -13,10 +13,18 @@ extension SettingsOptions {
     ) throws -> (settings: Settings, changes: [SettingChange]) {
         do {
             let (old, new) = try SettingsFile.update(path: path) { settings in
+                let before = settings
                 do throws(SettingsError) {
                     try change(&settings)
                 } catch {
                     throw error.usageFailure
+                }
+                // What the sync would refuse of a destination that inherits the settings
+                // (their device id), refused before it is saved. A destinations file that
+                // cannot be read is said by every command that reads it, not here.
+                let named = (try? DestinationsFile.load(path: DestinationsFile.path(settingsPath: path))) ?? []
+                if let problem = Destination.newProblem(settingsFrom: before, to: settings, named: named) {
+                    throw CommandFailure(problem, status: .usage)
                 }
             }
             TrackingNotice.changed(from: old, to: new, by: "a local command (overland)", settingsPath: path, tool: nil)

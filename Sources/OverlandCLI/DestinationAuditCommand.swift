@@ -39,6 +39,10 @@ extension DestinationCommand {
                 guard let destination = destinations.first(where: { $0.name == name }) else {
                     throw DestinationCommand.unknown(name, among: destinations)
                 }
+                // What the sync would refuse of it, refused here in the same words.
+                if let problem = destination.problems(settings: settings).first {
+                    throw CommandFailure("\(name): \(problem)", status: .configuration)
+                }
                 var configuration = Self.configuration(for: destination, settings: settings)
                 let reader: any ReadBackReader
                 var broker: MQTTDestination?
@@ -70,9 +74,10 @@ extension DestinationCommand {
         /// What the destination is read with: its url, credentials, device, protocol and profile.
         static func configuration(for destination: Destination, settings: Settings) -> SyncConfiguration {
             var configuration = SyncConfiguration(endpoint: destination.url, token: destination.token,
-                                                  deviceID: DeviceIdentity.resolve(flag: destination.deviceID, settings: settings))
-            configuration.wireProtocol = WireProtocol(rawValue: destination.wireProtocol.rawValue) ?? .overland
-            configuration.profile = ReceiverProfile(named: destination.profile.rawValue) ?? .none
+                                                  deviceID: destination.sentDeviceID(settings: settings))
+            configuration.wireProtocol = destination.wireProtocol
+            configuration.profile = destination.profile
+            configuration.loggingMode = destination.loggingMode
             configuration.caFile = destination.caFile
             return configuration
         }

@@ -91,7 +91,7 @@ public struct DestinationCommand: ParsableCommand {
         @Option(name: .customLong("protocol"), help: ArgumentHelp("overland (default), owntracks, traccar or mqtt.", valueName: "protocol"),
                 completion: Completions.protocols)
         var wireProtocol: String?
-        @Option(help: ArgumentHelp("The receiver's quirks: \(ReceiverProfileName.allowedNames).", valueName: "name"),
+        @Option(help: ArgumentHelp("The receiver's quirks: \(ReceiverProfile.allowedNames).", valueName: "name"),
                 completion: Completions.profiles)
         var profile: String?
         @Option(name: .customLong("device-id"), help: ArgumentHelp("The device id sent to this destination (default: the settings').", valueName: "id"))
@@ -108,9 +108,9 @@ public struct DestinationCommand: ParsableCommand {
                     throw CommandFailure("'default' is the settings' destination: 'overland config set endpoint URL' sets its url",
                                          status: .usage)
                 }
-                let destination = try newDestination(name)
-
                 let settings = try journalOptions.settings()
+                let destination = try newDestination(name, settings: settings)
+
                 let settingsOptions = journalOptions.settingsOptions
                 // Fails on a damaged file before the journal is touched.
                 if try settingsOptions.loadDestinationsFile().contains(where: { $0.name == name }) {
@@ -128,7 +128,7 @@ public struct DestinationCommand: ParsableCommand {
                     }
                 }
                 Terminal.line("added \(name): \(destination.wireProtocol) to \(RedactedURL.shown(destination.url))"
-                              + (destination.profile == .none ? "" : ", profile \(destination.profile.rawValue)"))
+                              + (destination.profile == .none ? "" : ", profile \(destination.profile.name)"))
                 Terminal.line(start.description(fromStart: fromStart))
                 if profile == nil, let suggestion = ReceiverProfile.suggested(forURL: destination.url) {
                     Terminal.error("\(DestinationCommand.tool): note: \(suggestion.reason): 'overland destination set \(name) profile "
@@ -137,8 +137,9 @@ public struct DestinationCommand: ParsableCommand {
             }
         }
 
-        /// The destination the options describe, each value checked.
-        private func newDestination(_ name: String) throws -> Destination {
+        /// The destination the options describe, each value checked, and refused for what
+        /// the sync would refuse of it (`Destination.problems`: a device id it inherits too).
+        private func newDestination(_ name: String, settings: Settings) throws -> Destination {
             var destination = Destination(name: name, url: "")
             if let wireProtocol {
                 guard let chosen = WireProtocol(name: wireProtocol.lowercased()) else {
@@ -147,16 +148,17 @@ public struct DestinationCommand: ParsableCommand {
                 }
                 destination.wireProtocol = chosen
             }
-            try apply("url", url, to: &destination)
-            if let profile { try apply("profile", profile, to: &destination) }
-            if let deviceID { try apply("device_id", deviceID, to: &destination) }
-            if tokenStdin { try apply("token", try ConfigInput.firstLine(), to: &destination) }
+            try apply("url", url, to: &destination, settings: settings)
+            if let profile { try apply("profile", profile, to: &destination, settings: settings) }
+            if let deviceID { try apply("device_id", deviceID, to: &destination, settings: settings) }
+            if tokenStdin { try apply("token", try ConfigInput.firstLine(), to: &destination, settings: settings) }
+            if let problem = destination.problems(settings: settings).first { throw CommandFailure(problem, status: .usage) }
             return destination
         }
 
-        private func apply(_ key: String, _ value: String, to destination: inout Destination) throws {
+        private func apply(_ key: String, _ value: String, to destination: inout Destination, settings: Settings) throws {
             do throws(SettingsError) {
-                try DestinationKey(named: key).set(value, in: &destination)
+                try DestinationKey(named: key).set(value, in: &destination, settings: settings)
             } catch {
                 throw error.usageFailure
             }
@@ -219,6 +221,7 @@ public struct DestinationCommand: ParsableCommand {
                     try setDefault(key, text)
                     return
                 }
+                let settings = try settingsOptions.load()
                 var changes: [SettingChange] = []
                 var current: Destination?
                 _ = try DestinationsFile.update(path: settingsOptions.destinationsPath) { destinations in
@@ -226,7 +229,7 @@ public struct DestinationCommand: ParsableCommand {
                         throw DestinationCommand.unknown(name, among: destinations, withDefault: true)
                     }
                     let old = destinations[index]
-                    do throws(SettingsError) { try key.set(text, in: &destinations[index]) } catch { throw error.usageFailure }
+                    do throws(SettingsError) { try key.set(text, in: &destinations[index], settings: settings) } catch { throw error.usageFailure }
                     changes = destinations[index].differences(from: old)
                     current = destinations[index]
                 }
@@ -285,7 +288,7 @@ public struct DestinationCommand: ParsableCommand {
                 for destination in destinations {
                     var line = destination.name.padding(to: width) + "  " + destination.wireProtocol.rawValue.padding(to: protocolWidth)
                     line += "  " + RedactedURL.shown(destination.url)
-                    if destination.profile != .none { line += "  (profile \(destination.profile.rawValue))" }
+                    if destination.profile != .none { line += "  (profile \(destination.profile.name))" }
                     Terminal.line(line)
                 }
             }

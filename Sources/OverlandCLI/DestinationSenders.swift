@@ -44,9 +44,11 @@ struct DestinationSenders {
         destinations.map(sender)
     }
 
-    /// The sender of `destination`'s carrier.
+    /// The sender of `destination`'s carrier, or its refusal.
     func sender(for destination: Destination) -> any DestinationSender {
         let name = CursorName(destination.name) ?? .default
+        // What `overland destination set` refuses, the sync refuses in the same words.
+        if let problem = destination.problems(settings: settings).first { return RefusedDestination(name: name, problem: problem) }
         switch Receivers.carrier(of: destination.wireProtocol, url: destination.url) {
         case .mqttBroker:
             var sender = MQTTDestinationSender(name: name, destination: mqtt(destination))
@@ -69,15 +71,14 @@ struct DestinationSenders {
     /// What an HTTP destination is sent with.
     func http(_ destination: Destination) -> SyncConfiguration {
         var configuration = SyncConfiguration(endpoint: destination.url, token: destination.token,
-                                              deviceID: DeviceIdentity.resolve(flag: destination.deviceID, settings: settings))
+                                              deviceID: destination.sentDeviceID(settings: settings))
         configuration.wireProtocol = destination.wireProtocol
         // The default destination follows the trip profile while a trip runs.
         let profile = destination.isDefault ? settings.profile(duringTrip: trip != nil) : nil
         configuration.batchSize = profile?.batchSize.count ?? destination.batchSize.count
-        let mode = profile?.loggingMode ?? destination.loggingMode
-        configuration.loggingMode = SyncConfiguration.LoggingMode(rawValue: mode.rawValue) ?? .all
+        configuration.loggingMode = profile?.loggingMode ?? destination.loggingMode
         configuration.consider2xxSuccessful = destination.consider2xxSuccessful
-        configuration.profile = ReceiverProfile(named: destination.profile.rawValue) ?? .none
+        configuration.profile = destination.profile
         configuration.sendIntervalSeconds = destination.sendInterval.seconds
         configuration.caFile = destination.caFile
         configuration.maxTime = maxTime
@@ -91,7 +92,7 @@ struct DestinationSenders {
     /// What an MQTT destination is sent with.
     func mqtt(_ destination: Destination) -> MQTTDestination {
         var mqtt = MQTTDestination(name: destination.name, url: destination.url,
-                                   deviceID: DeviceIdentity.resolve(flag: destination.deviceID, settings: settings))
+                                   deviceID: destination.sentDeviceID(settings: settings))
         mqtt.token = destination.token
         mqtt.username = destination.username
         mqtt.topic = destination.topic
@@ -99,10 +100,10 @@ struct DestinationSenders {
         mqtt.keepAlive = destination.keepalive
         mqtt.protocolVersion = destination.protocolVersion == .v5 ? .v5 : .v311
         mqtt.caFile = destination.caFile
-        mqtt.loggingMode = destination.loggingMode == .all ? .all : .latest
+        mqtt.loggingMode = destination.loggingMode
         mqtt.sendIntervalSeconds = destination.sendInterval.seconds
         mqtt.pubRetain = destination.pubRetain
-        mqtt.commands = MQTTDestination.Commands(rawValue: destination.commands.rawValue) ?? .report
+        mqtt.commands = destination.commands
         mqtt.resendRate = destination.resendRate
         mqtt.maxTime = maxTime
         // A test hook, for the tests only (README, Tests): a broker that never answers is

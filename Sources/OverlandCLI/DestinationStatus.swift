@@ -37,15 +37,18 @@ struct DestinationStatus {
     var destinationChanged = false
     /// Its cursor: the records before it are acknowledged.
     var acknowledged: UInt64 = 0
+    /// What the sync refuses of its settings (`Destination.problems`), or nil.
+    var problem: String?
 
     /// The status of every destination of `journal`.
-    static func read(_ destinations: [Destination], journal: Journal) throws -> [DestinationStatus] {
+    static func read(_ destinations: [Destination], journal: Journal, settings: Settings) throws -> [DestinationStatus] {
         try destinations.map { destination in
             let cursor = CursorName(destination.name) ?? .default
             var sync = (try? SyncState.load(journal: journal, destination: destination.name)) ?? SyncState()
             let changed = sync.forgetFailures(unlessAgainst: destination.receiverFingerprint)
             return DestinationStatus(destination: destination, backlog: try journal.backlog(for: cursor), sync: sync,
-                                     destinationChanged: changed, acknowledged: try journal.cursor(for: cursor))
+                                     destinationChanged: changed, acknowledged: try journal.cursor(for: cursor),
+                                     problem: destination.problems(settings: settings).first)
         }
     }
 
@@ -63,7 +66,10 @@ struct DestinationStatus {
         func ago(_ time: Int64) -> String { Format.duration(now - time) + " ago (\(ISO8601UTC.string(from: time)))" }
         var lines: [(String, String)] = [
             ("url", url),
-            ("protocol", destination.wireProtocol.rawValue + (destination.profile == .none ? "" : ", profile \(destination.profile.rawValue)")),
+            ("protocol", destination.wireProtocol.rawValue + (destination.profile == .none ? "" : ", profile \(destination.profile.name)")),
+        ]
+        if let problem { lines.append(("refused", "overland-sync sends nothing to it: \(problem)")) }
+        lines += [
             ("queued", Plural.count(backlog, "point")),
             ("last sent", sync.lastSuccess.map(ago) ?? "never"),
         ]
@@ -98,7 +104,7 @@ struct DestinationStatus {
 
     /// One JSON object: name, url, protocol, profile, queued, last_sent, last_error,
     /// failed_attempts, next_attempt, send_interval, verify, acknowledged, stored_through,
-    /// refused, read_back_problem.
+    /// refused, read_back_problem, problem.
     func json(into writer: inout JSONWriter) {
         func time(_ value: Int64?) {
             if let value { writer.appendString(ISO8601UTC.string(from: value)) } else { writer.appendNull() }
@@ -110,7 +116,7 @@ struct DestinationStatus {
         writer.appendRaw(#","protocol":"#)
         writer.appendString(destination.wireProtocol.rawValue)
         writer.appendRaw(#","profile":"#)
-        writer.appendString(destination.profile.rawValue)
+        writer.appendString(destination.profile.name)
         writer.appendRaw(#","queued":"#)
         writer.appendInteger(Int64(clamping: backlog))
         writer.appendRaw(#","last_sent":"#)
@@ -133,6 +139,8 @@ struct DestinationStatus {
         writer.appendInteger(Int64(clamping: sync.refusedRecords))
         writer.appendRaw(#","read_back_problem":"#)
         if let problem = readBackProblem { writer.appendString(problem) } else { writer.appendNull() }
+        writer.appendRaw(#","problem":"#)
+        if let problem { writer.appendString(problem) } else { writer.appendNull() }
         writer.appendRaw("}")
     }
 }

@@ -52,7 +52,9 @@ public struct StatusCommand: ParsableCommand {
             // First use: nothing logged yet at the default place. A journal the user named is not guessed at.
             if journalOptions.journal == nil && settings.journal == nil && !Self.exists(path) {
                 var status = Status.nothingLogged(journalPath: path, settings: settings, now: SyncClock.now())
-                status.destinations = destinations.map { DestinationStatus(destination: $0, backlog: 0, sync: SyncState()) }
+                status.destinations = destinations.map {
+                    DestinationStatus(destination: $0, backlog: 0, sync: SyncState(), problem: $0.problems(settings: settings).first)
+                }
                 status.hasDefaultDestination = destinations.contains { $0.isDefault }
                 status.settingsProblems = settingsProblems
                 status.trackingOff = offLine
@@ -62,7 +64,7 @@ public struct StatusCommand: ParsableCommand {
             }
             let journal = try Journal(path: path)
             var status = try Status.read(journal: journal, settings: settings, now: SyncClock.now())
-            status.destinations = try DestinationStatus.read(destinations, journal: journal)
+            status.destinations = try DestinationStatus.read(destinations, journal: journal, settings: settings)
             status.hasDefaultDestination = destinations.contains { $0.isDefault }
             status.settingsProblems = settingsProblems
             status.trackingOff = offLine

@@ -8,15 +8,6 @@ import OverlandProtocol
 /// Everything an MQTT destination needs to know, filled by the command line from the
 /// destination's settings. A plain value: the sender reads it and never changes it.
 public struct MQTTDestination: Sendable, Equatable {
-    /// What is published.
-    public enum LoggingMode: String, Sendable {
-        /// Every point, in journal order, QoS 1.
-        case all
-        /// Only the newest point by time, retained (as OwnTracks devices publish); older
-        /// waiting points count as skipped.
-        case latest
-    }
-
     /// The destination's name (its cursor's name; part of the client id).
     public var name: String
     /// `mqtt://HOST[:PORT]` or `mqtts://HOST[:PORT]`.
@@ -36,6 +27,9 @@ public struct MQTTDestination: Sendable, Equatable {
     public var keepAlive = 60
     public var protocolVersion = MQTTClientOptions.ProtocolVersion.v311
     public var caFile: String?
+    /// What is published: every point in journal order (`all`), or only the newest by
+    /// time, retained, as OwnTracks devices publish (`latest`, and `owntracks`, which is
+    /// the same over a broker); older waiting points then count as skipped.
     public var loggingMode = LoggingMode.all
     public var connectTimeout: Double = 10
     /// Seconds a publish may wait for its PUBACK.
@@ -53,20 +47,9 @@ public struct MQTTDestination: Sendable, Equatable {
     /// config) gets the newest position at once. The `latest` mode always retains.
     public var pubRetain = true
     /// Which commands on `TOPIC/cmd` are obeyed.
-    public var commands = Commands.report
+    public var commands = RemoteCommands.report
     /// Points a second read-back sends again (`ResendPace`).
     public var resendRate = ResendPace.defaultPerSecond
-
-    /// Which commands on `TOPIC/cmd` are obeyed: any client the broker lets publish there
-    /// can send them, so changing the settings is opt-in.
-    public enum Commands: String, Sendable {
-        /// Every command is ignored (one line each).
-        case none
-        /// `reportLocation` only: it publishes the newest point and changes nothing.
-        case report
-        /// `reportLocation` and `setConfiguration`.
-        case all
-    }
 
     public init(name: String, url: String, deviceID: String) {
         self.name = name
@@ -76,13 +59,7 @@ public struct MQTTDestination: Sendable, Equatable {
 
     /// The user name and password the connection uses.
     public var credentials: (username: String?, password: String?) {
-        let token = self.token.flatMap { $0.isEmpty ? nil : $0 }
-        if let username, !username.isEmpty { return (username, token) }
-        if let token, token.contains(":") {
-            let parts = OwnTracksCredentials(token: token)
-            return (parts.user, parts.password)
-        }
-        return (nil, token)
+        DestinationRules.brokerCredentials(username: username, token: token)
     }
 
     /// The device topic: the `topic` setting, or OwnTracks' default.
@@ -95,16 +72,13 @@ public struct MQTTDestination: Sendable, Equatable {
     public func validate() throws(MQTTError) -> MQTTBrokerURL {
         let broker: MQTTBrokerURL
         do { broker = try MQTTBrokerURL(parsing: url) } catch { throw .configuration(error.description) }
-        if let problem = OwnTracksIdentity.problem(deviceID: deviceID) { throw .configuration(problem) }
+        if let problem = DestinationRules.deviceIDProblem(deviceID, wireProtocol: .mqtt, loggingMode: loggingMode, profile: .none) {
+            throw .configuration(problem)
+        }
         try MQTTTopic.validate(deviceTopic)
         if discovery { try MQTTTopic.validate(discoveryPrefix) }
-        let credentials = self.credentials
-        if credentials.username == nil, credentials.password != nil {
-            throw .configuration("a token (password) needs a user name: set 'username' (or a token 'user:password')")
-        }
-        guard keepAlive == 0 || (5...65_535).contains(keepAlive) else {
-            throw .configuration("keepalive \(keepAlive) is not 0 (off) or from 5 to 65535 seconds")
-        }
+        if let problem = DestinationRules.brokerCredentialsProblem(username: username, token: token) { throw .configuration(problem) }
+        if let problem = DestinationRules.keepaliveProblem(keepAlive) { throw .configuration(problem) }
         guard (1...1000).contains(inFlightWindow) else { throw .configuration("the in-flight window is from 1 to 1000") }
         guard connectTimeout > 0, requestTimeout > 0 else { throw .configuration("timeouts must be positive") }
         if let maxTime, !(maxTime > 0) { throw .configuration("max time must be positive") }

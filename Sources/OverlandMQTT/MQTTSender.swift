@@ -143,10 +143,7 @@ public final class MQTTSender: SyncDestination {
             }
             try connectIfNeeded(broker: broker)
             if destination.discovery { try publishDiscovery() }
-            switch destination.loggingMode {
-            case .all: try drainAll(into: &report, onProgress: nil)
-            case .latest: try drainLatest(into: &report)
-            }
+            if destination.loggingMode.sendsEveryPoint { try drainAll(into: &report, onProgress: nil) } else { try drainLatest(into: &report) }
         } catch let error as MQTTError {
             close(gracefully: false)
             switch error {
@@ -524,7 +521,7 @@ public final class MQTTSender: SyncDestination {
         case .reportLocation:
             guard destination.commands != .none else { return .ignored(notAllowed("reportLocation", needs: "report")) }
             guard let point = newestPoint() else { return .reportedLocation(published: false) }
-            try publishAndWait(messages.location(point, retain: destination.loggingMode == .latest || destination.pubRetain, trigger: "r"))
+            try publishAndWait(messages.location(point, retain: !destination.loggingMode.sendsEveryPoint || destination.pubRetain, trigger: "r"))
             return .reportedLocation(published: true)
         case .setConfiguration(let configuration):
             guard destination.commands == .all else { return .ignored(notAllowed("setConfiguration", needs: "all")) }

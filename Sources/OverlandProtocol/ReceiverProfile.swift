@@ -39,7 +39,7 @@
 ///   query parameters `u` and `d`; this profile sends both (the query survives proxies
 ///   that drop or overwrite `X-` headers), completing a missing user as
 ///   `home-assistant` does, with HTTP Basic authentication from a `user:password` token.
-public struct ReceiverProfile: Sendable, Equatable, CustomStringConvertible {
+public struct ReceiverProfile: Sendable, Hashable, CustomStringConvertible {
     /// The profile's name, as the `profile` setting spells it.
     public let name: String
     /// The `properties` members written as whole numbers.

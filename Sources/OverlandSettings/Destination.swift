@@ -18,7 +18,7 @@ public struct Destination: Sendable, Equatable {
     /// The protocol the receiver speaks.
     public var wireProtocol: WireProtocol = .overland
     /// The receiver's quirks applied when sending.
-    public var profile: ReceiverProfileName = .none
+    public var profile: ReceiverProfile = .none
     /// The access token (overland: bearer; owntracks: `user:password`; mqtt: the password).
     public var token: String?
     /// The device id sent in every point; nil: the settings' (else the host name).
@@ -99,12 +99,6 @@ public struct Destination: Sendable, Equatable {
         verifyToken = settings.verifyToken
     }
 
-    /// Why `verify` cannot be on for this destination (`ReadBackSupport`), or nil.
-    public var verifyProblem: String? {
-        guard verify else { return nil }
-        return ReadBackSupport.problem(protocol: wireProtocol.rawValue, profile: profile.rawValue, verifyURL: verifyURL)
-    }
-
     /// Whether this is the destination the settings file holds.
     public var isDefault: Bool { name == Self.defaultName }
 }
@@ -114,15 +108,15 @@ extension WireProtocol: SettingChoice {
     public var name: String { rawValue }
 }
 
-/// Which commands a destination's broker may give (`TOPIC/cmd`). Any client allowed to
-/// publish on the topic can send them, so changing the settings is opt-in.
-public enum RemoteCommands: String, SettingChoice {
-    /// None: every command is ignored with one line.
-    case none
-    /// `reportLocation` only (the default): it publishes the newest point, and changes nothing.
-    case report
-    /// Also `setConfiguration`: the settings a server's `set` may change (tracking among them).
-    case all
+/// The choices declared in OverlandProtocol, as settings take them.
+extension RemoteCommands: SettingChoice {}
+extension LoggingMode: SettingChoice {}
+
+/// The `profile` setting: which receiver's quirks the sync applies when it sends. The
+/// profiles themselves, and what each changes, are `ReceiverProfile.all`: the values a
+/// setting allows are that table's names, nothing declared again.
+extension ReceiverProfile: SettingChoice {
+    public static var allCases: [ReceiverProfile] { all }
 }
 
 /// The MQTT protocol versions a destination may use.

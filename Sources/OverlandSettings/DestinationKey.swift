@@ -98,7 +98,7 @@ public struct DestinationKey: Sendable, CustomStringConvertible {
         DestinationKey("protocol", \.wireProtocol, .choice(WireProtocol.self), settingsKey: "protocol",
                        "the protocol the receiver speaks: " + WireProtocol.allCases.map(\.name).dropLast().joined(separator: ", ")
                            + " or " + (WireProtocol.allCases.last?.name ?? "")),
-        DestinationKey("profile", \.profile, .choice(ReceiverProfileName.self), settingsKey: "profile",
+        DestinationKey("profile", \.profile, .choice(ReceiverProfile.self), settingsKey: "profile",
                        "the receiver's quirks applied when sending (see 'overland config keys')"),
         DestinationKey("token", \.token, .optionalText(allowed: Validation.tokenAllowed, validate: Validation.token),
                        settingsKey: "token", "the access token (overland: bearer; owntracks: user:password; mqtt: the password)"),
@@ -166,8 +166,10 @@ public struct DestinationKey: Sendable, CustomStringConvertible {
     /// Sets the value `text` stands for on a named destination (as `overland destination
     /// set` does): a key the destination's protocol does not take is refused, and so is a
     /// value outside the allowed ones. Changing the protocol puts back the defaults of
-    /// the keys the new protocol does not take, and needs a url that suits it.
-    public func set(_ text: String, in destination: inout Destination) throws(SettingsError) {
+    /// the keys the new protocol does not take, and needs a url that suits it. What the
+    /// sync would refuse of the result (`Destination.problems`, with `settings` for the
+    /// device id it inherits) is refused here first, in the sync's words.
+    public func set(_ text: String, in destination: inout Destination, settings: Settings) throws(SettingsError) {
         guard applies(to: destination.wireProtocol) else {
             throw .invalidValue(key: name, value: RefusedValue.shown(key: name, text: text),
                                 allowed: "nothing for protocol \(destination.wireProtocol): \(takenBy) takes \(name)", location: nil)
@@ -187,8 +189,7 @@ public struct DestinationKey: Sendable, CustomStringConvertible {
             }
             for key in Self.all where !key.applies(to: changed.wireProtocol) { key.reset(&changed) }
         }
-        if let problem = changed.ownTracksDeviceProblem { throw .refusedValue(reason: problem) }
-        if let problem = changed.verifyProblem { throw .refusedValue(reason: problem) }
+        if let problem = changed.newProblem(since: destination, settings: settings) { throw .refusedValue(reason: problem) }
         destination = changed
     }
 
@@ -224,21 +225,6 @@ extension Destination {
     private static func viaBroker(_ wireProtocol: WireProtocol) -> Bool {
         !(Receivers.kind(of: wireProtocol)?.carrier.isHTTP ?? true)
     }
-
-    /// Whether the receiver files points by OwnTracks' `USER/DEVICE`: the owntracks and
-    /// mqtt protocols, the `owntracks` logging mode, and the owntracks profiles.
-    public var namesOwnTracksDevices: Bool {
-        wireProtocol == .owntracks || wireProtocol == .mqtt || loggingMode == .owntracks
-            || profile == .owntracksRecorder || profile == .homeAssistant
-    }
-
-    /// Why this destination's own device id cannot name an OwnTracks device
-    /// (`OwnTracksIdentity.problem`), or nil.
-    public var ownTracksDeviceProblem: String? {
-        guard namesOwnTracksDevices, let deviceID else { return nil }
-        return OwnTracksIdentity.problem(deviceID: deviceID)
-    }
-
 }
 
 extension Validation {

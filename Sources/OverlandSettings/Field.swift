@@ -215,7 +215,7 @@ extension Field {
               "the credentials for reading back when they differ from the token"),
         Field(.top, "integer_speed", \.integerSpeed, .bool,
               "send speed and accuracies as whole numbers (the wayfinder profile), old points too"),
-        Field(.top, "profile", \.receiverProfile, .choice(ReceiverProfileName.self),
+        Field(.top, "profile", \.receiverProfile, .choice(ReceiverProfile.self),
               "the receiver's quirks applied when sending: none; wayfinder (whole-number speed and accuracies); compass (token in the url); dawarich (token as api_key in the url); home-assistant (owntracks topic with user and device); owntracks-recorder (user and device in headers and url)"),
         Field(.top, "protocol", \.wireProtocol, .choice(among: Receivers.httpProtocols.map(\.wireProtocol)),
               "the protocol the receiver speaks: " + Receivers.httpProtocols.map { "\($0.wireProtocol) (\($0.summary))" }.joined(separator: "; ")),

@@ -1,3 +1,5 @@
+import OverlandProtocol
+
 /// The settings that a trip overrides while it runs; `Settings` holds one for normal
 /// tracking (inside `MainProfile`) and one for trips (inside `TripProfile`).
 public struct Profile: Sendable, Equatable {

@@ -76,9 +76,8 @@ public struct SettingKey: Sendable, Hashable, CustomStringConvertible {
         guard field.assign(&changed, field.parse(text)) else {
             throw .invalidValue(key: name, value: quoted(shown(text)), allowed: field.allowed, location: nil)
         }
-        if ["verify", "verify_url", "profile", "protocol", "integer_speed"].contains(name), changed.verify,
-           let problem = ReadBackSupport.problem(protocol: changed.wireProtocol.rawValue, profile: changed.effectiveReceiverProfile.rawValue,
-                                                 verifyURL: changed.verifyURL) {
+        // What the sync would refuse of the default destination, refused here first.
+        if let problem = Destination.newProblem(settingsFrom: settings, to: changed, named: []) {
             throw .refusedValue(reason: problem)
         }
         settings = changed

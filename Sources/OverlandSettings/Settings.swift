@@ -57,7 +57,7 @@ public struct Settings: Sendable, Equatable {
     /// The credentials for reading back, when they differ from the token; never shown.
     public var verifyToken: String?
     /// The receiver's quirks applied when points are sent; default none.
-    public var receiverProfile = ReceiverProfileName.none
+    public var receiverProfile = ReceiverProfile.none
     /// The protocol the receiver speaks; default overland.
     public var wireProtocol = WireProtocol.overland
     /// A `/sys/class/power_supply/NAME` directory to read the battery from (absolute);
@@ -72,7 +72,7 @@ public struct Settings: Sendable, Equatable {
 
     /// The receiver profile the sync applies: `profile`, else `wayfinder` when
     /// `integer_speed` is on.
-    public var effectiveReceiverProfile: ReceiverProfileName {
+    public var effectiveReceiverProfile: ReceiverProfile {
         if receiverProfile == .none, integerSpeed { return .wayfinder }
         return receiverProfile
     }

@@ -9,16 +9,6 @@ import OverlandProtocol
 /// Everything a sync run needs to know, filled by the command line from the settings file
 /// and its flags. A plain value: the engine reads it and never changes it.
 public struct SyncConfiguration: Sendable, Equatable {
-    /// What is sent (protocol reference, section 6).
-    public enum LoggingMode: String, Sendable, CaseIterable {
-        /// Every point, in batches of `batchSize`, oldest first.
-        case all
-        /// Only the newest point, alone; older unsent points count as handled.
-        case latest
-        /// Only the newest point, as one OwnTracks location message; older ones count as handled.
-        case owntracks
-    }
-
     /// The batch sizes the protocol allows.
     public static let batchSizes = [50, 100, 200, 500, 1000]
 
@@ -86,7 +76,7 @@ public struct SyncConfiguration: Sendable, Equatable {
     /// protocol's `owntracks` logging mode sends OwnTracks messages (protocol reference,
     /// section 6).
     public var effectiveProtocol: WireProtocol {
-        wireProtocol == .overland && loggingMode == .owntracks ? .owntracks : wireProtocol
+        DestinationRules.spokenProtocol(wireProtocol, loggingMode: loggingMode)
     }
 
     /// What the receiver is told. A profile that fits the configured protocol but not the
@@ -130,19 +120,12 @@ extension SyncConfiguration {
         guard makeReceiver() != nil else {
             throw .configuration("protocol \(wireProtocol) is not available in this build of overland-sync")
         }
-        // Checked against both the configured and the spoken protocol: the `owntracks`
-        // logging mode of the overland protocol speaks OwnTracks, and kept its overland
-        // profiles before there were protocols.
-        if !profile.fits(wireProtocol), !profile.fits(effectiveProtocol), let refusal = profile.refusal(for: effectiveProtocol) {
-            throw .configuration(refusal)
-        }
-        // OwnTracks files a device as USER/DEVICE: a second '/' hides it (the one rule,
-        // also run by `overland destination set` and the MQTT sender).
-        if effectiveProtocol == .owntracks || wireProtocol == .owntracks, let problem = OwnTracksIdentity.problem(deviceID: deviceID) {
+        // The rules `overland destination set` and the MQTT sender run too (`DestinationRules`).
+        if let problem = DestinationRules.profileProblem(profile, wireProtocol: wireProtocol, loggingMode: loggingMode) {
             throw .configuration(problem)
         }
-        if effectiveProtocol == .traccar, deviceID.isEmpty {
-            throw .configuration("protocol traccar needs a device id: Traccar files positions under the device's identifier (set device_id)")
+        if let problem = DestinationRules.deviceIDProblem(deviceID, wireProtocol: wireProtocol, loggingMode: loggingMode, profile: profile) {
+            throw .configuration(problem)
         }
     }
 }

@@ -9,8 +9,8 @@ import Testing
 
     func refusal(_ key: String, _ value: String, in destination: Destination) -> String? {
         var changed = destination
-        do {
-            try DestinationKey(named: key).set(value, in: &changed)
+        do throws(SettingsError) {
+            try DestinationKey(named: key).set(value, in: &changed, settings: Settings())
             return nil
         } catch {
             return error.description
@@ -60,8 +60,8 @@ import Testing
     @Test func commandsAndPubRetain() throws {
         var destination = mqtt()
         #expect(destination.commands == .report && destination.pubRetain)
-        try DestinationKey(named: "commands").set("all", in: &destination)
-        try DestinationKey(named: "pub_retain").set("false", in: &destination)
+        try DestinationKey(named: "commands").set("all", in: &destination, settings: Settings())
+        try DestinationKey(named: "pub_retain").set("false", in: &destination, settings: Settings())
         #expect(destination.commands == .all && !destination.pubRetain)
         #expect(refusal("commands", "some", in: destination)?.contains("none") == true)
         let overland = Destination(name: "ov", url: "http://127.0.0.1:8080/")

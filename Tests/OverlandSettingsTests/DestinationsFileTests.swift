@@ -86,17 +86,17 @@ struct DestinationsFileTests {
 
     @Test func setChecksKeysAgainstTheProtocol() throws {
         var destination = Destination(name: "t", url: "http://127.0.0.1:5055", wireProtocol: .traccar)
-        #expect(throws: SettingsError.self) { try DestinationKey(named: "batch_size").set("500", in: &destination) }
-        #expect(throws: SettingsError.self) { try DestinationKey(named: "send_interval").set("7m", in: &destination) }
-        #expect(throws: SettingsError.self) { try DestinationKey(named: "protocol").set("mqtt", in: &destination) }
+        #expect(throws: SettingsError.self) { try DestinationKey(named: "batch_size").set("500", in: &destination, settings: Settings()) }
+        #expect(throws: SettingsError.self) { try DestinationKey(named: "send_interval").set("7m", in: &destination, settings: Settings()) }
+        #expect(throws: SettingsError.self) { try DestinationKey(named: "protocol").set("mqtt", in: &destination, settings: Settings()) }
         #expect(throws: SettingsError.self) { try DestinationKey(named: "colour") }
-        try DestinationKey(named: "send_interval").set("60", in: &destination)
+        try DestinationKey(named: "send_interval").set("60", in: &destination, settings: Settings())
         #expect(destination.sendInterval == .oneMinute)
-        try DestinationKey(named: "protocol").set("overland", in: &destination)
-        try DestinationKey(named: "batch_size").set("500", in: &destination)
+        try DestinationKey(named: "protocol").set("overland", in: &destination, settings: Settings())
+        try DestinationKey(named: "batch_size").set("500", in: &destination, settings: Settings())
         #expect(destination.batchSize == .fiveHundred)
         // Back to traccar: the overland-only key returns to its default.
-        try DestinationKey(named: "protocol").set("traccar", in: &destination)
+        try DestinationKey(named: "protocol").set("traccar", in: &destination, settings: Settings())
         #expect(destination.batchSize == .twoHundred)
     }
 

@@ -17,10 +17,10 @@ import Testing
 
     @Test func aDestinationTakesEveryProtocolOfTheTable() throws {
         var destination = Destination(name: "home", url: "mqtt://127.0.0.1:1883")
-        try DestinationKey(named: "protocol").set("mqtt", in: &destination)
+        try DestinationKey(named: "protocol").set("mqtt", in: &destination, settings: Settings())
         #expect(destination.wireProtocol == .mqtt)
         #expect(DestinationKey.all.first { $0.name == "protocol" }?.summary == "the protocol the receiver speaks: overland, owntracks, traccar or mqtt")
-        let refused = #expect(throws: SettingsError.self) { try DestinationKey(named: "protocol").set("echo", in: &destination) }
+        let refused = #expect(throws: SettingsError.self) { try DestinationKey(named: "protocol").set("echo", in: &destination, settings: Settings()) }
         #expect(refused?.description.contains("overland, owntracks, traccar, mqtt") == true, "\(String(describing: refused))")
     }
 }

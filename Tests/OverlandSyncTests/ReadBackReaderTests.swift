@@ -174,7 +174,7 @@ import Testing
         #expect(throws: ReadBackError.self) { try ReadBackReaders.reader(for: configuration, verifyURL: nil, verifyToken: nil) }
         configuration.wireProtocol = .overland
         configuration.profile = .wayfinder
-        #expect(throws: ReadBackError(ReadBackSupport.problem(protocol: "overland", profile: "wayfinder")!)) {
+        #expect(throws: ReadBackError(ReadBackSupport.problem(protocol: .overland, profile: .wayfinder)!)) {
             try ReadBackReaders.reader(for: configuration, verifyURL: nil, verifyToken: nil)
         }
         configuration.profile = .none
@@ -204,9 +204,9 @@ import Testing
         #expect(throws: ReadBackError.self) {
             try ReadBackReaders.reader(forBrokerTopic: "owntracks/alice/van", discovery: discovery, verifyURL: "http://ha:8123", verifyToken: nil)
         }
-        let problem = try #require(ReadBackSupport.problem(protocol: "mqtt", profile: "none"))
+        let problem = try #require(ReadBackSupport.problem(protocol: .mqtt, profile: .none))
         #expect(problem.contains("set verify_url"))
-        #expect(ReadBackSupport.problem(protocol: "mqtt", profile: "none", verifyURL: "http://r") == nil)
+        #expect(ReadBackSupport.problem(protocol: .mqtt, profile: .none, verifyURL: "http://r") == nil)
         #expect(throws: ReadBackError(problem)) {
             try ReadBackReaders.reader(forBrokerTopic: "owntracks/alice/van", discovery: nil, verifyURL: nil, verifyToken: nil)
         }

@@ -9,10 +9,10 @@ public enum ReadBackReaders {
     /// adds its own path.
     public static func reader(for configuration: SyncConfiguration, verifyURL: String?,
                               verifyToken: String?) throws(ReadBackError) -> any ReadBackReader {
-        if let problem = ReadBackSupport.problem(protocol: configuration.wireProtocol.rawValue, profile: configuration.profile.name) {
+        if let problem = ReadBackSupport.problem(protocol: configuration.wireProtocol, profile: configuration.profile,
+                                                 loggingMode: configuration.loggingMode) {
             throw ReadBackError(problem)
         }
-        if let problem = loggingModeProblem(configuration.loggingMode.rawValue) { throw problem }
         let base = verifyURL.map { String($0.reversed().drop { $0 == "/" }.reversed()) } ?? ReadBackHTTP.origin(of: configuration.endpoint)
         let readToken = verifyToken.flatMap { $0.isEmpty ? nil : $0 }
         if configuration.wireProtocol == .traccar {
@@ -45,11 +45,6 @@ public enum ReadBackReaders {
         }
     }
 
-    /// Why a destination sending in logging mode `mode` (by name) cannot be read back, or nil.
-    public static func loggingModeProblem(_ mode: String) -> ReadBackError? {
-        mode == "all" ? nil : ReadBackError("verify compares every point sent: it needs logging_mode all, not \(mode)")
-    }
-
     /// Home Assistant's MQTT tracker made from a discovery config: its object id (the
     /// entity id while free) and its device's identifier (how the entity is found).
     public struct Discovery: Sendable {
@@ -70,7 +65,7 @@ public enum ReadBackReaders {
     public static func reader(forBrokerTopic topic: String, discovery: Discovery?, verifyURL: String?,
                               verifyToken: String?) throws(ReadBackError) -> any ReadBackReader {
         guard let verifyURL else {
-            throw ReadBackError(ReadBackSupport.problem(protocol: "mqtt", profile: "none") ?? "set verify_url")
+            throw ReadBackError(ReadBackSupport.problem(protocol: .mqtt, profile: .none) ?? "set verify_url")
         }
         let base = String(verifyURL.reversed().drop { $0 == "/" }.reversed())
         let readToken = verifyToken.flatMap { $0.isEmpty ? nil : $0 }
