@@ -38,7 +38,7 @@ let package = Package(
         // Segments, append, seal, recover, cursor, manifest.
         .target(name: "OverlandJournal", dependencies: ["CZlib", "OverlandJSON"]),
         // Settings: the file, every key with its allowed values, presets, `set`, setup links.
-        .target(name: "OverlandSettings", dependencies: ["OverlandJSON", "OverlandProtocol"]),
+        .target(name: "OverlandSettings", dependencies: ["OverlandJSON", "OverlandProtocol", "OverlandJournal"]),
         // Reads the journal from the cursor, batches, posts, advances the cursor; copy
         // detection (the machine's registry of synced journals).
         .target(
@@ -118,7 +118,7 @@ let package = Package(
         .testTarget(name: "OverlandProtocolTests", dependencies: ["TestSupport", "OverlandProtocol"]),
         .testTarget(name: "OverlandJournalTests", dependencies: ["TestSupport", "OverlandJournal"]),
         .testTarget(name: "OverlandRecorderTests", dependencies: ["TestSupport", "OverlandRecorder"]),
-        .testTarget(name: "OverlandSettingsTests", dependencies: ["TestSupport", "OverlandSettings"]),
+        .testTarget(name: "OverlandSettingsTests", dependencies: ["TestSupport", "OverlandSettings", "OverlandSimulation", "OverlandJournal"]),
         .testTarget(name: "OverlandExportTests", dependencies: ["TestSupport", "OverlandExport"]),
         .testTarget(name: "OverlandMapTests", dependencies: ["TestSupport", "OverlandMap", "OverlandProtocol", "OverlandJournal", "OverlandExport"]),
         .testTarget(name: "OverlandMQTTTests", dependencies: ["TestSupport", "OverlandMQTT", "OverlandProtocol", "OverlandJSON"]),

@@ -1,4 +1,5 @@
 import OverlandJSON
+import OverlandJournal
 import OverlandProtocol
 
 /// `destinations.json`: the destinations besides the default one, in the directory of the
@@ -164,15 +165,17 @@ public enum DestinationsFile {
     /// all under an exclusive lock on `PATH.lock`. A file that cannot be read or parsed
     /// stops everything before `change` runs: it is never overwritten. Returns the
     /// destinations before and after. `change` may throw anything; nothing is saved then.
-    public static func update(path: String, _ change: (inout [Destination]) throws -> Void) throws -> (old: [Destination], new: [Destination]) {
+    /// Writes go through `fileSystem` (the journal's rules).
+    public static func update(path: String, fileSystem: any FileSystem = POSIXFileSystem(),
+                              _ change: (inout [Destination]) throws -> Void) throws -> (old: [Destination], new: [Destination]) {
         let target = try FileIO.followingSymlinks(path)
-        try FileIO.makeDirectories(FileIO.directory(of: target))
-        return try FileIO.withExclusiveLock(target + ".lock") { () throws -> (old: [Destination], new: [Destination]) in
+        try FileIO.makeDirectories(FileIO.directory(of: target), in: fileSystem)
+        return try FileIO.withExclusiveLock(target + ".lock", in: fileSystem) { () throws -> (old: [Destination], new: [Destination]) in
             let old = try load(path: target)
             var new = old
             try change(&new)
             new.sort { $0.name < $1.name }
-            if new != old { try FileIO.replace(target, with: encode(new)) }
+            if new != old { try FileIO.replace(target, with: encode(new), in: fileSystem) }
             return (old, new)
         }
     }

@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import OverlandJSON
+import OverlandJournal
 
 /// The POSIX calls behind loading and saving the settings file.
 enum FileIO {
@@ -64,85 +65,45 @@ enum FileIO {
         return "settings file '\(path)' has mode 0\(octal): \(who)\(holdsToken ? ", and it holds the token" : ""); run 'chmod 600 \(path)'"
     }
 
-    /// Runs `body` holding an exclusive `flock` on the file at `path` (created, mode 0600).
-    static func withExclusiveLock<T>(_ path: String, _ body: () throws -> T) throws -> T {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        if fd < 0 { throw failure("cannot open", path) }
-        defer { close(fd) }
-        while flock(fd, LOCK_EX) != 0 {
-            if errno != EINTR { throw failure("cannot lock", path) }
+    /// Runs `body` holding an exclusive lock on the file at `path` (created, mode 0600),
+    /// taken through `fileSystem` as the journal takes its own.
+    static func withExclusiveLock<T>(_ path: String, in fileSystem: any FileSystem, _ body: () throws -> T) throws -> T {
+        let fd: Int32
+        do {
+            fd = try fileSystem.openLock(path, create: true, readOnlyFallback: false)
+            _ = try fileSystem.lock(fd, .exclusive, wait: true, path: path)
+        } catch {
+            throw failure(error)
+        }
+        defer {
+            fileSystem.unlock(fd)
+            fileSystem.close(fd)
         }
         return try body()
     }
 
-    /// Replaces the file at `path` with `bytes`, mode 0600: temporary file in the same
-    /// directory, fsync, rename, directory fsync. After a crash the file holds the old or
-    /// the new settings, never a mix.
-    static func replace(_ path: String, with bytes: [UInt8]) throws(SettingsError) {
-        let directory = directory(of: path)
-        let name = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
-        let temporary = (directory == "/" ? "" : directory) + "/." + name + ".\(getpid()).tmp"
-        var fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        if fd < 0 && errno == EEXIST {
-            // Left by a crashed run of this same pid number: ours to remove.
-            unlink(temporary)
-            fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        }
-        if fd < 0 { throw failure("cannot create", temporary) }
-        var renamed = false
-        defer { if !renamed { unlink(temporary) } }
-        do {
-            defer { close(fd) }
-            // The umask may have taken bits away, never added any; make it exact.
-            guard fchmod(fd, 0o600) == 0 else { throw failure("cannot change mode of", temporary) }
-            try writeAll(fd, bytes, path: temporary)
-            while fsync(fd) != 0 {
-                if errno == EINTR { continue }
-                throw failure("cannot sync", temporary)
-            }
-        }
-        guard rename(temporary, path) == 0 else { throw failure("cannot rename to '\(path)'", temporary) }
-        renamed = true
-        try syncDirectory(directory)
+    /// Replaces the file at `path` with `bytes`, mode 0600, by the journal's rule written
+    /// once (`FileSystem.replaceAtomically`: temporary file, fsync, rename, directory
+    /// fsync) through `fileSystem`, so that a simulated disk sees the same writes. After a
+    /// crash the file holds the old or the new settings, never a mix.
+    static func replace(_ path: String, with bytes: [UInt8], in fileSystem: any FileSystem) throws(SettingsError) {
+        do { try fileSystem.replaceAtomically(path, with: bytes) } catch { throw failure(error) }
     }
 
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(SettingsError) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw failure("cannot write", path)
-            }
-            if written == 0 { throw failure("cannot write", path, EIO) }
-            offset += written
-        }
+    /// Creates every missing directory of `path`, each 0700 and durable (its parent
+    /// fsynced: `FileSystem.makeDirectories`); existing ones are left as they are (a
+    /// symlinked `~/.config` is fine).
+    static func makeDirectories(_ path: String, in fileSystem: any FileSystem) throws(SettingsError) {
+        do { try fileSystem.makeDirectories(path) } catch { throw failure(error) }
     }
 
-    private static func syncDirectory(_ path: String) throws(SettingsError) {
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if fd < 0 { throw failure("cannot open directory", path) }
-        defer { close(fd) }
-        if fsync(fd) != 0 && errno != EINVAL && errno != EROFS {
-            throw failure("cannot sync directory", path)
-        }
-    }
-
-    /// Creates every missing directory of `path`, each 0700; existing ones are left as
-    /// they are (a symlinked `~/.config` is fine).
-    static func makeDirectories(_ path: String) throws(SettingsError) {
-        var prefix = path.hasPrefix("/") ? "/" : ""
-        for component in path.split(separator: "/") {
-            prefix += component
-            var info = stat()
-            if stat(prefix, &info) != 0 {
-                guard errno == ENOENT else { throw failure("cannot create directory", prefix) }
-                if mkdir(prefix, 0o700) != 0 && errno != EEXIST { throw failure("cannot create directory", prefix) }
-                _ = chmod(prefix, 0o700)
-            } else if info.st_mode & S_IFMT != S_IFDIR {
-                throw failure("cannot create directory", prefix, ENOTDIR)
-            }
-            prefix += "/"
+    /// A file system's failure as the settings say one.
+    static func failure(_ error: JournalError) -> SettingsError {
+        switch error {
+        case .io(let operation, let path, let reason, let code): return .io(operation: operation, path: path, reason: reason, code: code)
+        case .untrusted(let path, let reason), .exposed(let path, let reason), .notAJournal(let path, let reason):
+            return .io(operation: "cannot write", path: path, reason: reason, code: EINVAL)
+        default: return .io(operation: "cannot write", path: "", reason: error.description, code: EIO)
         }
     }
 

@@ -1,4 +1,5 @@
 import OverlandJSON
+import OverlandJournal
 
 /// The settings file: where it is, how it is read and how it is written.
 ///
@@ -299,26 +300,29 @@ public enum SettingsFile {
     ///
     /// When `path` is a symlink, the file it points at is replaced and the link kept: the
     /// user made the link, and replacing it by a file would silently split their settings
-    /// in two.
-    public static func save(_ settings: Settings, to path: String) throws(SettingsError) {
+    /// in two. Every write goes through `fileSystem` (the journal's rules: a simulated
+    /// disk can stand in).
+    public static func save(_ settings: Settings, to path: String,
+                            fileSystem: any FileSystem = POSIXFileSystem()) throws(SettingsError) {
         let target = try FileIO.followingSymlinks(path)
-        try FileIO.makeDirectories(FileIO.directory(of: target))
-        try FileIO.replace(target, with: encode(settings))
+        try FileIO.makeDirectories(FileIO.directory(of: target), in: fileSystem)
+        try FileIO.replace(target, with: encode(settings), in: fileSystem)
     }
 
     /// Loads the file, lets `change` edit the settings and saves them if they changed, all
     /// under an exclusive lock on `PATH.lock` beside the file: a `config set` and a sync
     /// saving a server's `set` at the same moment both land, one after the other. Returns
     /// the settings before and after. `change` may throw anything; it is rethrown, and
-    /// nothing is saved.
-    public static func update(path: String, _ change: (inout Settings) throws -> Void) throws -> (old: Settings, new: Settings) {
+    /// nothing is saved. Writes go through `fileSystem`.
+    public static func update(path: String, fileSystem: any FileSystem = POSIXFileSystem(),
+                              _ change: (inout Settings) throws -> Void) throws -> (old: Settings, new: Settings) {
         let target = try FileIO.followingSymlinks(path)
-        try FileIO.makeDirectories(FileIO.directory(of: target))
-        return try FileIO.withExclusiveLock(target + ".lock") { () throws -> (old: Settings, new: Settings) in
+        try FileIO.makeDirectories(FileIO.directory(of: target), in: fileSystem)
+        return try FileIO.withExclusiveLock(target + ".lock", in: fileSystem) { () throws -> (old: Settings, new: Settings) in
             let old = try load(path: target)
             var new = old
             try change(&new)
-            if new != old { try FileIO.replace(target, with: encode(new)) }
+            if new != old { try FileIO.replace(target, with: encode(new), in: fileSystem) }
             return (old, new)
         }
     }

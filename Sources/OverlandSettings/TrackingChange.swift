@@ -1,3 +1,4 @@
+import OverlandJournal
 import OverlandJSON
 
 /// Who last turned tracking off or on, and when: `tracking.json` beside the settings file,
@@ -55,7 +56,7 @@ public struct TrackingChange: Sendable, Equatable {
     /// unknown). Returns whether it wrote.
     @discardableResult
     public static func recordIfChanged(from old: Settings, to new: Settings, by: String, now: Int64,
-                                       settingsPath: String) -> Bool {
+                                       settingsPath: String, fileSystem: any FileSystem = POSIXFileSystem()) -> Bool {
         guard isOff(old) != isOff(new) else { return false }
         var writer = JSONWriter()
         writer.appendRaw("{\"version\":1,\"tracking\":")
@@ -66,7 +67,7 @@ public struct TrackingChange: Sendable, Equatable {
         writer.appendString(by)
         writer.appendRaw("}\n")
         do {
-            try FileIO.replace(path(settingsPath: settingsPath), with: writer.bytes)
+            try FileIO.replace(path(settingsPath: settingsPath), with: writer.bytes, in: fileSystem)
             return true
         } catch {
             return false
