@@ -217,6 +217,7 @@ public struct ReadBackPass: Sendable {
         if let from = state.refusedFrom, state.refusedAgainst != sendingFingerprint {
             mark = min(mark, from)
             report.retriedRefused = state.refusedRecords
+            state.refused.remove(from..<UInt64.max)
             state.refusedFrom = nil
             state.refusedAgainst = nil
             state.refusedRecords = 0
