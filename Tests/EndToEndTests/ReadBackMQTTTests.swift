@@ -52,6 +52,37 @@ import Glibc
         try Journal(path: sandbox.journal).cursor(for: try #require(CursorName("home")))
     }
 
+    @Test func pointsMissingAfterResendsThroughABrokerAreNotBlamedOnTheReceiverAlone() throws {
+        // Issue 31: what a broker acknowledged and then dropped was called refused by the
+        // Recorder. The stand-in keeps nothing from 00:01:20 on; the line must say the
+        // broker may have dropped them and what to do.
+        let sandbox = try LogSandbox()
+        let store = StandInStore { _, point in point.time < ReadBackJournal.t0 + 80 }
+        let api = try LocalServer(store.recorder)
+        defer { api.stop() }
+        let broker = try MosquittoBroker(directory: sandbox.directory.path)
+        let recorder = try BrokerFedRecorder(broker: broker, store: store)
+        try ReadBackJournal.append(points(0..<100), to: sandbox.journal)
+        try destination(sandbox, broker: broker, [["device_id", "bob/van"], ["verify_url", api.baseURL], ["verify", "true"],
+                                                  ["resend_rate", "500"]])
+        var received = 100
+        var last: ToolResult?
+        for minute in 0..<6 {
+            let run = try sync(sandbox, minute: minute)
+            last = run
+            if run.exitStatus == 65 { break }
+            // The 20 sent again and the newest once more, filed before the next run reads.
+            if run.stderrText.contains("sent again through the broker") { received += 21 }
+            #expect(recorder.receive(until: received) == received, "\(run)")
+        }
+        let refusal = try #require(last)
+        #expect(refusal.exitStatus == 65, "\(refusal)")
+        #expect(refusal.stderrText.contains("OwnTracks Recorder does not hold 20 points the broker acknowledged, each published "
+                                            + "twice again, from 2024-03-01T00:01:20Z to 2024-03-01T00:01:39Z; no longer sent: the "
+                                            + "broker may have dropped them"), "\(refusal)")
+        #expect(!refusal.stderrText.contains("did not store"), "\(refusal)")
+    }
+
     @Test func pointsTheRecorderLostAreSentAgainThroughTheBrokerByResend() throws {
         // Issue 31: 49 points deleted from the Recorder's store after a verified run could
         // not be sent again; `overland destination resend --missing` publishes them once.

@@ -134,6 +134,7 @@ public struct ReadBackPass: Sendable {
         state.readBackProblem = report.misconfigured ? report.unfinished : nil
         report.storedThrough = mark
         report.refused = refusal.refusal(for: configuration)
+        report.refused?.throughBroker = resender.sendsThroughBroker
         if let refused = report.refused {
             state.lastRefusal = refused.line(receiver: reader.receiverName)
         }
