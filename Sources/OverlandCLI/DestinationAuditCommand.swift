@@ -13,12 +13,15 @@ extension DestinationCommand {
             abstract: "Compare what a receiver holds with every point still in the journal.",
             discussion: """
                 Reads the receiver's store back (as verify does) for every day that has \
-                points in the journal (from --since on) and prints, by day: sent (points \
-                acknowledged), stored, missing (the receiver holds nothing at that second), \
-                moved (it holds that second at another position) and extra (it holds \
-                points the journal does not have). Exits 0 only when nothing is missing or \
-                moved (65 otherwise); a receiver that cannot be read back is a \
-                configuration error (78), one that cannot be reached 75.
+                points in the journal (from --since, through --until) and prints, by day: \
+                sent (points acknowledged), stored, missing (the receiver holds nothing at \
+                that second), moved (it holds that second at another position) and extra \
+                (it holds points the journal does not have), and the days added up. What \
+                it finds not held is what 'overland status' then counts as refused, and \
+                what 'overland destination resend NAME --missing' sends again. Exits 0 \
+                only when nothing is missing or moved (65 otherwise); a receiver that \
+                cannot be read back is a configuration error (78), one that cannot be \
+                reached 75.
 
                 Example:
                   overland destination audit recorder --since 2026-11-01
@@ -28,93 +31,73 @@ extension DestinationCommand {
         @Argument(help: ArgumentHelp("The destination.", valueName: "name"), completion: Completions.destinationNames) var name: String
         @Option(help: ArgumentHelp("Only points from this day or time on (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ, UTC).", valueName: "date"))
         var since: String?
+        @Option(help: ArgumentHelp("Only points up to this day (its end) or time (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ, UTC).", valueName: "date"))
+        var until: String?
         @Flag(help: "One JSON object per day, in an array.") var json = false
 
         func run() throws {
             try reportingFailures(DestinationCommand.tool) {
                 let name = try DestinationCommand.checkedName(self.name)
-                let start = try since.map(Self.parseSince)
+                let span = try Self.span(since: since, until: until)
                 let settings = try journalOptions.settings()
-                let destinations = try journalOptions.settingsOptions.destinations(settings: settings)
-                guard let destination = destinations.first(where: { $0.name == name }) else {
-                    throw DestinationCommand.unknown(name, among: destinations)
-                }
+                let destination = try DestinationCommand.configured(name, settings: settings, options: journalOptions.settingsOptions)
                 // What the sync would refuse of it, refused here in the same words.
                 if let problem = destination.problems(settings: settings).first {
                     throw CommandFailure("\(name): \(problem)", status: .configuration)
                 }
-                var configuration = Self.configuration(for: destination, settings: settings)
-                let reader: any ReadBackReader
-                var broker: MQTTDestination?
-                if case .mqttBroker = Receivers.carrier(of: destination.wireProtocol, url: destination.url) {
-                    let mqtt = DestinationSenders(settings: settings, trip: nil).mqtt(destination)
-                    configuration = BrokerReadBack.configuration(for: mqtt)
-                    broker = mqtt
-                }
-                do {
-                    if let broker {
-                        reader = try BrokerReadBack.reader(for: broker, destination: destination)
-                    } else {
-                        reader = try ReadBackReaders.reader(for: configuration, verifyURL: destination.verifyURL, verifyToken: destination.verifyToken)
-                    }
-                } catch {
-                    throw CommandFailure("\(name): \(error)", status: .configuration)
-                }
+                let reach = DestinationReach(destination, settings: settings)
+                let reader = try reach.reader()
                 let journal = try journalOptions.open()
-                let sending = configuration
-                let days = try Self.days(configuration: configuration, since: start, destination: destination) { transport in
-                    ReadBackAudit(journal: journal, cursor: CursorName(name) ?? .default, configuration: sending,
-                                  reader: reader, transport: transport, wallClock: SyncClock.now)
+                let configuration = reach.configuration
+                let days = try reach.run { transport in
+                    var days: [ReadBackAudit.Day] = []
+                    try await ReadBackAudit(journal: journal, cursor: CursorName(name) ?? .default, configuration: configuration,
+                                            reader: reader, transport: transport, wallClock: SyncClock.now)
+                        .run(since: span.since, until: span.until) { days.append($0) }
+                    return days
                 }
                 Terminal.output(json ? Self.json(days) : Self.table(days))
+                Self.record(days, reach: reach, journal: journal)
                 if days.contains(where: { $0.missing > 0 || $0.moved > 0 }) { throw ExitCode(ExitStatus.dataError.rawValue) }
             }
         }
 
-        /// What the destination is read with: its url, credentials, device, protocol and profile.
-        static func configuration(for destination: Destination, settings: Settings) -> SyncConfiguration {
-            var configuration = SyncConfiguration(endpoint: destination.url, token: destination.token,
-                                                  deviceID: destination.sentDeviceID(settings: settings))
-            configuration.wireProtocol = destination.wireProtocol
-            configuration.profile = destination.profile
-            configuration.loggingMode = destination.loggingMode
-            configuration.caFile = destination.caFile
-            return configuration
-        }
-
-        /// Runs the audit `audit` makes over an HTTP transport for `configuration`: the days,
-        /// or the failure as one line (its secrets hidden), 75.
-        static func days(configuration: SyncConfiguration, since: Int64?, destination: Destination,
-                         audit: @escaping @Sendable (any Transport) -> ReadBackAudit) throws -> [ReadBackAudit.Day] {
-            let outcome = MultiCall.runToCompletion { () -> Result<[ReadBackAudit.Day], any Error> in
-                do {
-                    return .success(try await HTTPClientTransport.withTransport(configuration: configuration) { transport in
-                        var days: [ReadBackAudit.Day] = []
-                        try await audit(transport).run(since: since) { days.append($0) }
-                        return days
-                    })
-                } catch {
-                    return .failure(error)
-                }
-            }
-            switch outcome {
-            case .success(let days): return days
-            case .failure(let error as JournalError): throw error
-            case .failure(let error):
-                let text = SecretRedaction.hiding(url: destination.url, token: destination.token,
-                                                  others: destination.verifyToken.map { [$0] } ?? [], in: "\(error)")
-                // As the sync says it: an answer that cannot be read is the user's to fix.
-                let configurationError = (error as? ReadBackError)?.isConfiguration == true
-                throw CommandFailure("\(destination.name): \(configurationError ? "verify" : "reading back"): \(text)",
-                                     status: configurationError ? .configuration : .tryLater)
+        /// Keeps what the audit found not held in the destination's state (`SyncState.refused`):
+        /// `overland status` then counts what the audit counted. Under the destination's lock;
+        /// while a sync holds it, one line says it was not kept.
+        static func record(_ days: [ReadBackAudit.Day], reach: DestinationReach, journal: Journal) {
+            let name = reach.destination.name
+            do {
+                let lock = try reach.lock(journal)
+                defer { withExtendedLifetime(lock) {} }
+                var state = try SyncState.load(journal: journal, destination: name)
+                let settled = try state.storedThrough ?? journal.cursor(for: CursorName(name) ?? .default)
+                let before = state
+                for day in days { state.record(audited: day, before: settled) }
+                if state != before { try state.save(in: journal, as: SyncState.fileName(forDestination: name)) }
+            } catch {
+                Terminal.error("\(DestinationCommand.tool): \(name): what the audit found is not kept for 'overland status': "
+                               + "\((error as? CommandFailure)?.message ?? "\(error)")")
             }
         }
 
-        /// `--since`: a day (UTC midnight) or a time.
-        static func parseSince(_ text: String) throws -> Int64 {
-            if let time = ISO8601UTC.parse(text) ?? ISO8601UTC.parse(text + "T00:00:00Z") { return time }
+        /// `--since` and `--until` as Unix seconds: a day from its first second (since) or
+        /// through its last (until), or a time; usage errors (64) naming the value.
+        static func span(since: String?, until: String?) throws -> (since: Int64?, until: Int64?) {
+            let start = try since.map { try parse($0, option: "--since", dayEnd: false) }
+            let end = try until.map { try parse($0, option: "--until", dayEnd: true) }
+            if let start, let end, start > end {
+                throw CommandFailure("--since \(since ?? "") is after --until \(until ?? "")", status: .usage)
+            }
+            return (start, end)
+        }
+
+        /// A day (its first second, or its last with `dayEnd`) or a time, UTC.
+        static func parse(_ text: String, option: String, dayEnd: Bool) throws -> Int64 {
+            if let time = ISO8601UTC.parse(text) { return time }
+            if let day = ISO8601UTC.parse(text + "T00:00:00Z") { return dayEnd ? day + 86_399 : day }
             throw CommandFailure("invalid value \"\(PrintableText.sanitised(String(text.prefix(64)), allowLineBreaks: false))\" "
-                                 + "for --since (allowed: a day YYYY-MM-DD or a time YYYY-MM-DDTHH:MM:SSZ, UTC)", status: .usage)
+                                 + "for \(option) (allowed: a day YYYY-MM-DD or a time YYYY-MM-DDTHH:MM:SSZ, UTC)", status: .usage)
         }
 
         static func table(_ days: [ReadBackAudit.Day]) -> String {
@@ -124,7 +107,14 @@ extension DestinationCommand {
                 let values = [day.sent, day.stored, day.missing, day.moved, day.extra].map { String($0).padding(to: 8) }
                 text += String(ISO8601UTC.string(from: day.start).prefix(10)) + "  " + values.joined() + "\n"
             }
-            if days.isEmpty { text += "(no points sent to this destination are left in the journal)\n" }
+            if days.isEmpty {
+                text += "(no points sent to this destination are left in the journal)\n"
+            } else if days.count > 1 {
+                let values = [\.sent, \.stored, \.missing, \.moved, \.extra].map { (key: KeyPath<ReadBackAudit.Day, Int>) in
+                    String(days.reduce(0) { $0 + $1[keyPath: key] }).padding(to: 8)
+                }
+                text += "all         " + values.joined() + "\n"
+            }
             return text
         }
 

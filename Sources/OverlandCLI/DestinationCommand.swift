@@ -45,7 +45,7 @@ public struct DestinationCommand: ParsableCommand {
             read or written; 75 a sync is running (try again); 77 permission denied; 78 the \
             settings or destinations file is malformed.
             """,
-        subcommands: [Add.self, SetValue.self, List.self, Show.self, Remove.self, Audit.self],
+        subcommands: [Add.self, SetValue.self, List.self, Show.self, Remove.self, Audit.self, Resend.self],
         defaultSubcommand: List.self
     )
 
@@ -371,6 +371,13 @@ public struct DestinationCommand: ParsableCommand {
                 Terminal.line(configured ? "removed \(name)" : "removed the cursor left behind by \(name)")
             }
         }
+    }
+
+    /// The configured destination `name`, or a usage error naming those configured.
+    static func configured(_ name: String, settings: Settings, options: SettingsOptions) throws -> Destination {
+        let destinations = try options.destinations(settings: settings)
+        guard let destination = destinations.first(where: { $0.name == name }) else { throw unknown(name, among: destinations) }
+        return destination
     }
 
     /// `withDefault`: `default` is named first even without an endpoint (`set` takes it:

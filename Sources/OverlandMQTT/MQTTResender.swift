@@ -15,6 +15,7 @@ public struct MQTTResender: ReadBackResender {
     }
 
     public var route: String { " through the broker" }
+    public var sendsThroughBroker: Bool { true }
 
     public func resend(_ lines: [ArraySlice<UInt8>], timeout: Duration) async throws {
         try await republish(lines, endingWithNewest: false)

@@ -58,6 +58,9 @@ public struct SyncState: Sendable, Equatable {
     public var resends: [UInt64: Int] = [:]
     /// Points the receiver refused (still missing after two resends), in total.
     public var refusedRecords: UInt64 = 0
+    /// The records the receiver does not hold as far as reading back knows: refused by
+    /// the passes, or found missing by the last audit (`RecordSet`); `overland status` counts those still in the journal.
+    public var refused = RecordSet()
     /// What the last refusal said (count, times, what sets the points apart).
     public var lastRefusal: String?
     /// The first refused record, while the destination sends as it did when it refused
@@ -149,6 +152,10 @@ public struct SyncState: Sendable, Equatable {
             resends[sequence] = count
         }
         refusedRecords = Self.sequence(value["refused_records"]) ?? 0
+        refused = RecordSet(ranges: (value["refused"]?.array ?? []).prefix(RecordSet.maximumRanges * 2).compactMap { entry in
+            guard let from = Self.sequence(entry[0]), let through = Self.sequence(entry[1]), from < through else { return nil }
+            return from..<through
+        })
         lastRefusal = value["last_refusal"]?.string
         refusedFrom = Self.sequence(value["refused_from"])
         refusedAgainst = value["refused_against"]?.string
@@ -257,6 +264,17 @@ extension SyncState {
         if refusedRecords > 0 {
             writer.appendRaw(#","refused_records":"#)
             writer.appendInteger(Int64(clamping: refusedRecords))
+        }
+        if !refused.isEmpty {
+            writer.appendRaw(#","refused":["#)
+            for (index, range) in refused.ranges.enumerated() {
+                writer.appendRaw(index == 0 ? "[" : ",[")
+                writer.appendInteger(Int64(clamping: range.lowerBound))
+                writer.appendRaw(",")
+                writer.appendInteger(Int64(clamping: range.upperBound))
+                writer.appendRaw("]")
+            }
+            writer.appendRaw("]")
         }
         if let lastRefusal {
             writer.appendRaw(#","last_refusal":"#)

@@ -65,11 +65,22 @@ final class BrokerFedRecorder: @unchecked Sendable {
         return Self.read(process, into: store, until: count, file)
     }
 
+    /// Files what arrives until the store has received `count` points, kept or not (or the
+    /// hang guard ends). The store's count of points received.
+    @discardableResult
+    func receive(until count: Int) -> Int {
+        guard let process else { return store.received }
+        _ = Self.read(process, into: store, until: count, counting: { $0.received }, file)
+        return store.received
+    }
+
     /// Reads `mosquitto_sub -v` lines from `process`, each handed to `file`, until `store`
-    /// holds `count` points (or the hang guard ends, or the process does); the count.
-    static func read(_ process: RunningTool, into store: StandInStore, until count: Int, _ file: (String) -> Void) -> Int {
+    /// holds `count` points (`counting` says what counts; or the hang guard ends, or the
+    /// process does); the count of points held.
+    static func read(_ process: RunningTool, into store: StandInStore, until count: Int,
+                     counting: (StandInStore) -> Int = { $0.points.count }, _ file: (String) -> Void) -> Int {
         let deadline = ContinuousClock.now + ToolRunner.hangGuard
-        while store.points.count < count, ContinuousClock.now < deadline {
+        while counting(store) < count, ContinuousClock.now < deadline {
             let (line, timedOut) = process.readLine(timeout: .milliseconds(200))
             if let line { file(line) } else if !timedOut { break }
         }

@@ -52,6 +52,68 @@ import Glibc
         try Journal(path: sandbox.journal).cursor(for: try #require(CursorName("home")))
     }
 
+    @Test func pointsMissingAfterResendsThroughABrokerAreNotBlamedOnTheReceiverAlone() throws {
+        // Issue 31: what a broker acknowledged and then dropped was called refused by the
+        // Recorder. The stand-in keeps nothing from 00:01:20 on; the line must say the
+        // broker may have dropped them and what to do.
+        let sandbox = try LogSandbox()
+        let store = StandInStore { _, point in point.time < ReadBackJournal.t0 + 80 }
+        let api = try LocalServer(store.recorder)
+        defer { api.stop() }
+        let broker = try MosquittoBroker(directory: sandbox.directory.path)
+        let recorder = try BrokerFedRecorder(broker: broker, store: store)
+        try ReadBackJournal.append(points(0..<100), to: sandbox.journal)
+        try destination(sandbox, broker: broker, [["device_id", "bob/van"], ["verify_url", api.baseURL], ["verify", "true"],
+                                                  ["resend_rate", "500"]])
+        var received = 100
+        var last: ToolResult?
+        for minute in 0..<6 {
+            let run = try sync(sandbox, minute: minute)
+            last = run
+            if run.exitStatus == 65 { break }
+            // The 20 sent again and the newest once more, filed before the next run reads.
+            if run.stderrText.contains("sent again through the broker") { received += 21 }
+            #expect(recorder.receive(until: received) == received, "\(run)")
+        }
+        let refusal = try #require(last)
+        #expect(refusal.exitStatus == 65, "\(refusal)")
+        #expect(refusal.stderrText.contains("OwnTracks Recorder does not hold 20 points the broker acknowledged, each published "
+                                            + "twice again, from 2024-03-01T00:01:20Z to 2024-03-01T00:01:39Z; no longer sent: the "
+                                            + "broker may have dropped them"), "\(refusal)")
+        #expect(!refusal.stderrText.contains("did not store"), "\(refusal)")
+    }
+
+    @Test func pointsTheRecorderLostAreSentAgainThroughTheBrokerByResend() throws {
+        // Issue 31: 49 points deleted from the Recorder's store after a verified run could
+        // not be sent again; `overland destination resend --missing` publishes them once.
+        let sandbox = try LogSandbox()
+        let store = StandInStore()
+        let api = try LocalServer(store.recorder)
+        defer { api.stop() }
+        let broker = try MosquittoBroker(directory: sandbox.directory.path)
+        let recorder = try BrokerFedRecorder(broker: broker, store: store)
+        try ReadBackJournal.append(points(0..<100), to: sandbox.journal)
+        try destination(sandbox, broker: broker, [["device_id", "bob/van"], ["verify_url", api.baseURL], ["verify", "true"],
+                                                  ["resend_rate", "500"]])
+        #expect(try sync(sandbox, minute: 0).exitStatus == 0)
+        #expect(recorder.file(until: 100) == 100)
+        let verified = try sync(sandbox, minute: 1)
+        #expect(verified.exitStatus == 0, "\(verified)")
+        #expect(try state(sandbox, "home")["stored_through"] as? Int == 100)
+        store.lose { (ReadBackJournal.t0 + 30..<ReadBackJournal.t0 + 79).contains($0.time) }
+
+        let resend = try sandbox.overland.run(["destination", "resend", "home", "--missing", "--journal", sandbox.journal],
+                                              environment: clock(2))
+        #expect(resend.exitStatus == 0, "\(resend)")
+        #expect(resend.stdoutLines.first == "home: sent again 49 points the receiver did not hold, from 2024-03-01T00:00:30Z "
+                + "to 2024-03-01T00:01:18Z through the broker", "\(resend)")
+        // The 49 and then the newest point once more, through the broker.
+        #expect(recorder.file(until: 100) == 100)
+        #expect(Set(store.points.map(\.time)) == times(0..<100))
+        let audit = try sandbox.overland.run(["destination", "audit", "home", "--journal", sandbox.journal], environment: clock(3))
+        #expect(audit.exitStatus == 0, "\(audit)")
+    }
+
     @Test func whatTheBrokerLostMidDrainAfterItsPubacksIsFoundAndSentAgain() throws {
         let sandbox = try LogSandbox()
         let store = StandInStore()

@@ -106,6 +106,9 @@ final class StandInStore: @unchecked Sendable {
     /// Puts `point` in the store as if it had been received from elsewhere.
     func inject(_ point: Held) { lock.withLock { held.append(point) } }
 
+    /// Loses the points `lost` says, as a receiver restored from an older backup does.
+    func lose(where lost: (Held) -> Bool) { lock.withLock { held.removeAll(where: lost) } }
+
     // MARK: Home Assistant's entity registry
 
     /// Entity ids by the (integration, device identifier) they were registered for.

@@ -40,76 +40,93 @@ public struct ReadBackAudit: Sendable {
         public var missing = 0
         public var moved = 0
         public var extra = 0
+        /// The points sent that the receiver does not hold at their second and position
+        /// (missing or moved), in journal order: what `overland destination resend
+        /// --missing` sends again.
+        public var unheld: [Unheld] = []
+        /// The records compared (every point of the day acknowledged).
+        public var compared = RecordSet(limit: .max)
     }
 
-    /// The days from `since` (Unix seconds; nil: the journal's first point), in date
-    /// order whatever order the journal holds them in, each handed to `onDay` as it is done.
+    /// A point sent that the receiver does not hold: its record and journal line.
+    public struct Unheld: Sendable, Equatable {
+        public var sequence: UInt64
+        public var line: ArraySlice<UInt8>
+    }
+
+    /// The days from `since` through `until` (Unix seconds; nil: the journal's first point,
+    /// its last), in date order whatever order the journal holds them in, each handed to
+    /// `onDay` as it is done.
     /// The journal is read once to count the days' points, then once for each group of days
     /// holding at most `answerLimit` points together (memory: one group's points).
-    public func run(since: Int64?, onDay: (Day) -> Void) async throws {
-        let counts = try dayCounts(since: since)
+    public func run(since: Int64?, until: Int64? = nil, onDay: (Day) async throws -> Void) async throws {
+        let span = (since ?? .min)...(until ?? .max)
+        let counts = try dayCounts(span)
         var session = ReadBackPass.Session(reader: reader, transport: transport, timeout: requestTimeout, answerLimit: answerLimit)
         var group: [Int64] = []
         var total = 0
         for day in counts.keys.sorted() {
             if !group.isEmpty, total + counts[day, default: 0] > answerLimit {
-                try await compare(days: group, since: since, session: &session, onDay: onDay)
+                try await compare(days: group, span, session: &session, onDay: onDay)
                 group.removeAll()
                 total = 0
             }
             group.append(day)
             total += counts[day, default: 0]
         }
-        if !group.isEmpty { try await compare(days: group, since: since, session: &session, onDay: onDay) }
+        if !group.isEmpty { try await compare(days: group, span, session: &session, onDay: onDay) }
     }
 
     /// The UTC day (its first second) of `time`.
     static func day(of time: Int64) -> Int64 { time - ((time % 86_400) + 86_400) % 86_400 }
 
-    /// Calls `body` with every point acknowledged (before the cursor) from `since`.
-    private func forEachSent(since: Int64?, _ body: (LocationFeature) -> Void) throws {
+    /// Calls `body` with every point acknowledged (before the cursor) whose time is in `span`.
+    private func forEachSent(_ span: ClosedRange<Int64>, _ body: (ReadBackPass.Sent) -> Void) throws {
         let cursor = try journal.cursor(for: cursorName)
         let records = try journal.records(from: 0)
         while let record = try records.next(), record.sequence < cursor {
-            guard let point = try? LocationFeature(jsonLine: record.line), point.timestamp >= since ?? .min else { continue }
-            body(point)
+            guard let point = try? LocationFeature(jsonLine: record.line), span.contains(point.timestamp) else { continue }
+            body(ReadBackPass.Sent(sequence: record.sequence, line: record.line, point: point))
         }
     }
 
     /// The points of each day.
-    private func dayCounts(since: Int64?) throws -> [Int64: Int] {
+    private func dayCounts(_ span: ClosedRange<Int64>) throws -> [Int64: Int] {
         var counts: [Int64: Int] = [:]
-        try forEachSent(since: since) { counts[Self.day(of: $0.timestamp), default: 0] += 1 }
+        try forEachSent(span) { counts[Self.day(of: $0.point.timestamp), default: 0] += 1 }
         return counts
     }
 
     /// The days `days` (in order), their points gathered in one read of the journal.
-    private func compare(days: [Int64], since: Int64?, session: inout ReadBackPass.Session, onDay: (Day) -> Void) async throws {
+    private func compare(days: [Int64], _ span: ClosedRange<Int64>, session: inout ReadBackPass.Session,
+                         onDay: (Day) async throws -> Void) async throws {
         let wanted = Set(days)
-        var points: [Int64: [LocationFeature]] = [:]
-        try forEachSent(since: since) { point in
-            let day = Self.day(of: point.timestamp)
-            if wanted.contains(day) { points[day, default: []].append(point) }
+        var points: [Int64: [ReadBackPass.Sent]] = [:]
+        try forEachSent(span) { sent in
+            let day = Self.day(of: sent.point.timestamp)
+            if wanted.contains(day) { points[day, default: []].append(sent) }
         }
         for day in days {
             // Each day's read bounded by what its points can need.
             session.budget = ReadBackBudget(points: points[day]?.count ?? 0)
-            onDay(try await compare(day, points[day] ?? [], session: &session))
+            try await onDay(try await compare(day, points[day] ?? [], session: &session))
         }
     }
 
     /// One day: the receiver's points for the whole day against the journal's, each under
     /// the device it was filed under. A second copy of a stored point (a resend the first
     /// copy made unnecessary) is neither missing nor extra.
-    private func compare(_ start: Int64, _ points: [LocationFeature], session: inout ReadBackPass.Session) async throws -> Day {
+    private func compare(_ start: Int64, _ sent: [ReadBackPass.Sent], session: inout ReadBackPass.Session) async throws -> Day {
         var result = Day(start: start)
-        result.sent = points.count
-        let devices = Set(points.map(configuration.filedDevice(of:)))
+        result.sent = sent.count
+        let devices = Set(sent.map { configuration.filedDevice(of: $0.point) })
         let held = try await session.read(from: start, through: start + 86_399, now: wallClock())
             .filter { ($0.device == nil || devices.contains($0.device ?? "")) && (!reader.keepsFixTime || ($0.time >= start && $0.time < start + 86_400)) }
         let bySecond = Dictionary(grouping: held, by: \.time)
         var unused = bySecond
-        for point in points {
+        for entry in sent {
+            let point = entry.point
+            result.compared.insert(entry.sequence)
             let device = configuration.filedDevice(of: point)
             func matches(_ stored: StoredPoint) -> Bool {
                 stored.isAt(latitude: point.latitude, longitude: point.longitude) && (stored.device == nil || stored.device == device)
@@ -119,16 +136,19 @@ public struct ReadBackAudit: Sendable {
                 // Every copy at once: a point held twice (sent again) is stored, not extra.
                 unused[point.timestamp] = atSecond.filter { !matches($0) }
                 result.stored += 1
+                continue
             } else if reader.keepsFixTime, bySecond[point.timestamp]?.contains(where: matches) == true {
                 result.stored += 1  // the journal holds this point twice
+                continue
             } else if !atSecond.isEmpty {
                 result.moved += 1
             } else {
                 result.missing += 1
             }
+            result.unheld.append(Unheld(sequence: entry.sequence, line: entry.line))
         }
         result.extra = reader.keepsFixTime ? unused.values.reduce(0) { $0 + $1.count }
-            : max(0, held.count - Self.copies(of: points, in: held))
+            : max(0, held.count - Self.copies(of: sent.map(\.point), in: held))
         return result
     }
 
@@ -136,5 +156,18 @@ public struct ReadBackAudit: Sendable {
     /// keeps no fix time): every copy of a point sent, however often it was sent.
     private static func copies(of points: [LocationFeature], in held: [StoredPoint]) -> Int {
         held.filter { stored in points.contains { stored.isAt(latitude: $0.latitude, longitude: $0.longitude) } }.count
+    }
+}
+
+extension SyncState {
+    /// What an audit found of `day`, for `overland status`: the records it compared before
+    /// `settled` (the stored mark; the cursor when the destination does not verify) leave
+    /// the refused records, those it found not held join them. What the sync's pass has
+    /// not judged yet (from the stored mark on) stays the pass's.
+    public mutating func record(audited day: ReadBackAudit.Day, before settled: UInt64) {
+        for range in day.compared.ranges where range.lowerBound < settled {
+            refused.remove(range.lowerBound..<min(range.upperBound, settled))
+        }
+        for point in day.unheld where point.sequence < settled { refused.insert(point.sequence) }
     }
 }

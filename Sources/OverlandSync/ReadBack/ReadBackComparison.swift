@@ -50,8 +50,7 @@ extension ReadBackPass {
             // What this chunk finds counts once it is settled: a chunk cut short is
             // compared again by a later run, and must not be counted twice.
             var found = RefusalTally()
-            var refused: UInt64 = 0
-            var firstRefused = UInt64.max
+            var refused: [UInt64] = []
             var again: [Sent] = []
             for sent in chunk {
                 let device = pass.configuration.filedDevice(of: sent.point)
@@ -60,8 +59,7 @@ extension ReadBackPass {
                     found.note(stored: sent.point, device: device)
                 } else if state.resends[sent.sequence, default: 0] >= ReadBackPass.resendsBeforeRefusal {
                     found.note(refused: sent.point, in: held, device: device)
-                    refused += 1
-                    firstRefused = min(firstRefused, sent.sequence)
+                    refused.append(sent.sequence)
                 } else {
                     again.append(sent)
                 }
@@ -69,8 +67,9 @@ extension ReadBackPass {
             guard again.isEmpty else { return try await resend(again, state: &state, report: &report) }
             guard countingRefusals else { return .settled }
             refusal.merge(found)
-            state.refusedRecords += refused
-            if refused > 0 {
+            state.refusedRecords += UInt64(refused.count)
+            for sequence in refused { state.refused.insert(sequence) }
+            if let firstRefused = refused.min() {
                 state.refusedFrom = min(state.refusedFrom ?? .max, firstRefused)
                 state.refusedAgainst = pass.sendingFingerprint
             }

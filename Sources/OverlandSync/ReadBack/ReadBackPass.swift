@@ -134,6 +134,7 @@ public struct ReadBackPass: Sendable {
         state.readBackProblem = report.misconfigured ? report.unfinished : nil
         report.storedThrough = mark
         report.refused = refusal.refusal(for: configuration)
+        report.refused?.throughBroker = resender.sendsThroughBroker
         if let refused = report.refused {
             state.lastRefusal = refused.line(receiver: reader.receiverName)
         }
@@ -217,6 +218,7 @@ public struct ReadBackPass: Sendable {
         if let from = state.refusedFrom, state.refusedAgainst != sendingFingerprint {
             mark = min(mark, from)
             report.retriedRefused = state.refusedRecords
+            state.refused.remove(from..<UInt64.max)
             state.refusedFrom = nil
             state.refusedAgainst = nil
             state.refusedRecords = 0

@@ -43,6 +43,9 @@ public struct ReadBackReport: Sendable, Equatable {
         /// Whether the receiver held none of the points compared (a wrong verify_url,
         /// device or entity, rather than points it would not keep).
         public var noneHeld = false
+        /// Whether they went through a broker, which acknowledges before its subscriber has
+        /// a message and may drop what queues for it: not known refused by the receiver.
+        public var throughBroker = false
     }
 }
 

@@ -9,6 +9,9 @@ import OverlandProtocol
 public protocol ReadBackResender: Sendable {
     /// How the points went, for the run's line (" through the broker"), or "".
     var route: String { get }
+    /// Whether they go through a broker, which may drop what it acknowledged: a point
+    /// missing after its resends is then not known refused by the receiver.
+    var sendsThroughBroker: Bool { get }
     /// Sends the journal lines `lines` again; `timeout` bounds each request.
     func resend(_ lines: [ArraySlice<UInt8>], timeout: Duration) async throws
     /// Called once at the end of a pass that sent points again (a broker: the newest
@@ -18,6 +21,7 @@ public protocol ReadBackResender: Sendable {
 
 extension ReadBackResender {
     public var route: String { "" }
+    public var sendsThroughBroker: Bool { false }
     public func finish(timeout: Duration) async throws {}
 }
 

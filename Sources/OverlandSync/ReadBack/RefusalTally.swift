@@ -78,8 +78,15 @@ extension RefusalCause {
 extension ReadBackReport.Refusal {
     /// One line: how many, from when to when, what sets them apart and what fixes it.
     public func line(receiver: String) -> String {
-        var text = "\(receiver) did not store \(Plural.count(count, "point")) acknowledged and sent twice again, "
-            + "from \(ISO8601UTC.string(from: firstTime)) to \(ISO8601UTC.string(from: lastTime)); no longer sent"
+        let span = "from \(ISO8601UTC.string(from: firstTime)) to \(ISO8601UTC.string(from: lastTime)); no longer sent"
+        var text = "\(receiver) did not store \(Plural.count(count, "point")) acknowledged and sent twice again, " + span
+        if throughBroker {
+            // The broker took them; whether the receiver ever got them is not known.
+            text = "\(receiver) does not hold \(Plural.count(count, "point")) the broker acknowledged, each published twice "
+                + "again, " + span + ": the broker may have dropped them before \(receiver) had them (mosquitto logs "
+                + "\"Outgoing messages are being dropped\": raise its max_queued_messages or lower resend_rate; "
+                + "'overland destination resend' sends them again)"
+        }
         if let cause { text += ": \(cause.what): \(cause.fix)" }
         if noneHeld {
             text += ": \(receiver) holds none of these points: check verify_url, the device or entity it is read for "

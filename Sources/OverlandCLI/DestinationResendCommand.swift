@@ -1,0 +1,104 @@
+import ArgumentParser
+import OverlandJSON
+import OverlandJournal
+import OverlandProtocol
+import OverlandSettings
+import OverlandSync
+
+extension DestinationCommand {
+    /// `overland destination resend NAME [--since DATE] [--until DATE] [--missing]` (`PointResend`).
+    struct Resend: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Send points the destination acknowledged again, once.",
+            discussion: """
+                For points a receiver lost after it had them (a restored backup, a deleted \
+                file) or never stored: sends the acknowledged points still in the journal \
+                from --since through --until again, once, as the destination sends them \
+                (its own requests, or QoS 1 publishes through its broker), ending with the \
+                newest point acknowledged so that a tracker shows it. --missing sends only \
+                what the receiver does not hold at that second and position, read back as \
+                'overland destination audit' reads it (the destination's verify_url and \
+                verify_token). Give --since, --until or --missing: without any, nothing is \
+                sent.
+
+                The cursor does not move. 'overland destination audit NAME', once the \
+                receiver had time to store them, says whether it holds them now (and \
+                'overland status' counts what it found).
+
+                Examples:
+                  overland destination resend recorder --missing --since 2026-11-01
+                  overland destination resend compass --since 2026-11-20 --until 2026-11-21
+
+                Exit status: 0 sent (or nothing to send); 64 a bad name, date or option; 75 \
+                the receiver cannot be reached, did not acknowledge, or a sync holds the \
+                destination (try again); 78 --missing for a receiver that cannot be read back \
+                as configured.
+                """)
+
+        @OptionGroup var journalOptions: JournalOptions
+        @Argument(help: ArgumentHelp("The destination.", valueName: "name"), completion: Completions.destinationNames) var name: String
+        @Option(help: ArgumentHelp("From this day or time on (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ, UTC).", valueName: "date"))
+        var since: String?
+        @Option(help: ArgumentHelp("Up to this day (its end) or time (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ, UTC).", valueName: "date"))
+        var until: String?
+        @Flag(help: "Only the points the receiver does not hold (read back as audit reads it).") var missing = false
+
+        func run() throws {
+            try reportingFailures(DestinationCommand.tool) {
+                let name = try DestinationCommand.checkedName(self.name)
+                guard since != nil || until != nil || missing else {
+                    throw CommandFailure("resend needs --since, --until or --missing: which points to send again", status: .usage)
+                }
+                let span = try Audit.span(since: since, until: until)
+                let settings = try journalOptions.settings()
+                let destination = try DestinationCommand.configured(name, settings: settings, options: journalOptions.settingsOptions)
+                let reach = DestinationReach(destination, settings: settings)
+                let reader = missing ? try reach.reader() : nil
+                let journal = try journalOptions.open()
+                let lock = try reach.lock(journal)
+                defer { withExtendedLifetime(lock) {} }
+                let summary = try send(reach: reach, reader: reader, journal: journal, span: span)
+                Terminal.clearProgress()
+                Terminal.line(Self.line(summary, destination: name, missing: missing, broker: reach.broker != nil))
+                if summary.points > 0, let reader {
+                    Terminal.line("'overland destination audit \(name)' in \(Format.duration(reader.settleSeconds)) says whether "
+                                  + "\(reader.receiverName) holds them")
+                }
+            }
+        }
+
+        /// Sends them, with progress on a terminal.
+        private func send(reach: DestinationReach, reader: (any ReadBackReader)?, journal: Journal,
+                          span: (since: Int64?, until: Int64?)) throws -> PointResend.Summary {
+            let configuration = reach.configuration
+            let timeout = Duration.milliseconds(Int64(configuration.requestTimeout * 1000))
+            let cursor = CursorName(reach.destination.name) ?? .default
+            return try reach.run { transport in
+                let resend = PointResend(journal: journal, cursor: cursor,
+                                         resender: reach.resender(journal: journal, transport: transport), timeout: timeout)
+                if let reader {
+                    let audit = ReadBackAudit(journal: journal, cursor: cursor, configuration: configuration, reader: reader,
+                                              transport: transport, wallClock: SyncClock.now)
+                    return try await resend.sendUnheld(by: audit, since: span.since, until: span.until) { day in
+                        Terminal.progress("\(String(ISO8601UTC.string(from: day.start).prefix(10))): "
+                                          + "\(Plural.count(day.unheld.count, "point")) not held")
+                    }
+                }
+                return try await resend.sendAll(in: (span.since ?? .min)...(span.until ?? .max)) { done in
+                    Terminal.progress("\(Plural.count(done.points, "point")) sent again")
+                }
+            }
+        }
+
+        /// What was sent again, in one line.
+        static func line(_ summary: PointResend.Summary, destination: String, missing: Bool, broker: Bool) -> String {
+            guard summary.points > 0 else {
+                return missing ? "\(destination): the receiver holds every point acknowledged in that span: nothing sent"
+                    : "\(destination): no point acknowledged in that span: nothing sent"
+            }
+            return "\(destination): sent again \(Plural.count(summary.points, "point"))\(missing ? " the receiver did not hold" : ""), "
+                + "from \(ISO8601UTC.string(from: summary.first)) to \(ISO8601UTC.string(from: summary.last))"
+                + (broker ? " through the broker" : "")
+        }
+    }
+}
