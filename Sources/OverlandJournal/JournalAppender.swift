@@ -557,8 +557,13 @@ public final class JournalAppender {
             }
         }
         try flushChunk()
+        try finishSeal(name, file: file, output: output, damaged: damaged, total: total, writtenAt: writtenAt)
+    }
 
-        // The original is set aside (when damaged) before anything replaces it.
+    /// The end of a seal: the original set aside first when it was damaged, then the seal
+    /// member written and the replacement committed; with no record left, the segment removed.
+    private func finishSeal(_ name: SegmentName, file: SegmentFile, output: FileReplacement, damaged: Bool, total: Int,
+                            writtenAt: UInt32) throws(JournalError) {
         if damaged {
             let kept = try keepDamaged(file, 0..<file.count, as: name.fileName)
             onIssue?(JournalIssue(kind: .setAside, file: "segments/" + name.fileName, offset: 0, length: file.count,
@@ -569,7 +574,7 @@ public final class JournalAppender {
         }
         if total == 0 {
             output.discard()
-            try fs.remove(path)
+            try fs.remove(journal.segmentPath(name))
             try fs.syncDirectory(journal.segmentsPath)
             return
         }
