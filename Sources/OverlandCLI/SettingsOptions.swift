@@ -109,9 +109,7 @@ extension Settings {
                 significantChange: main.trackingMode.significantChangeName ?? "disabled",
                 locationsInPayload: 1)
         }
-        if let zone = wifiZone {
-            configuration.wifiZone = .init(ssid: zone.ssid, latitude: zone.latitude, longitude: zone.longitude)
-        }
+        configuration.wifiZone = wifiZone
         return configuration
     }
 }

@@ -46,20 +46,7 @@ public struct RecorderConfiguration: Sendable, Equatable {
     /// turns on action records (paused, resumed).
     public var trackingStats: TrackingStats?
     /// While connected to this network, points report its fixed position.
-    public var wifiZone: WifiZonePoint?
-
-    /// A Wi-Fi network pinned to a place.
-    public struct WifiZonePoint: Sendable, Equatable {
-        public var ssid: String
-        public var latitude: Double
-        public var longitude: Double
-
-        public init(ssid: String, latitude: Double, longitude: Double) {
-            self.ssid = ssid
-            self.latitude = latitude
-            self.longitude = longitude
-        }
-    }
+    public var wifiZone: WifiZone?
 
     public init() {}
 

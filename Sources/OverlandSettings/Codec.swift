@@ -1,4 +1,5 @@
 import OverlandJSON
+import OverlandProtocol
 
 /// How one kind of setting travels: as JSON (the file, a server's `set`) and as text
 /// (`overland config set KEY VALUE`).

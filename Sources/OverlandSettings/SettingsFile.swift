@@ -1,4 +1,5 @@
 import OverlandJSON
+import OverlandProtocol
 import OverlandJournal
 
 /// The settings file: where it is, how it is read and how it is written.

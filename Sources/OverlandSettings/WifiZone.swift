@@ -1,19 +1,8 @@
-/// A network whose connection pins the reported location to a fixed point.
-public struct WifiZone: Sendable, Equatable {
-    /// The SSID, 1 to 32 bytes of UTF-8 (the 802.11 limit).
-    public var ssid: String
-    /// Latitude of the fixed point, degrees, -90...90.
-    public var latitude: Double
-    /// Longitude of the fixed point, degrees, -180...180.
-    public var longitude: Double
+import OverlandProtocol
 
-    /// Creates a zone; the values are not checked here (`Settings` keys check them).
-    public init(ssid: String, latitude: Double, longitude: Double) {
-        self.ssid = ssid
-        self.latitude = latitude
-        self.longitude = longitude
-    }
-
+/// The settings' checks of a wifi zone (the type, which the recorder takes as it is, is
+/// OverlandProtocol's `WifiZone`).
+extension WifiZone {
     /// Whether `ssid` can be a network name: 1 to 32 bytes, no control characters.
     static func isValidSSID(_ ssid: String) -> Bool {
         (1...32).contains(ssid.utf8.count) && !Validation.hasControlCharacter(ssid)

@@ -74,11 +74,7 @@ public final class SyncEngine: Sendable, SyncDestination {
         onSet: ((JSONValue) -> Void)? = nil,
         onIssue: JournalIssueHandler? = nil
     ) async -> SyncReport {
-        do {
-            try configuration.validate()
-        } catch {
-            return SyncReport(outcome: .configurationError, message: error.description)
-        }
+        if let refused = configurationRefusal { return refused }
         let lock: JournalLock
         switch Self.lockForRun(journal) {
         case .refused(let report): return report
@@ -120,6 +116,12 @@ public final class SyncEngine: Sendable, SyncDestination {
         }
     }
 
+    /// The report of a configuration that cannot work (`SyncConfiguration.validate`), or nil.
+    private var configurationRefusal: SyncReport? {
+        do { try configuration.validate() } catch { return SyncReport(outcome: .configurationError, message: error.description) }
+        return nil
+    }
+
     /// Runs once, like `run`, for a caller that holds the journal's cursor lock
     /// (`lockForRun`) for the whole run: a run over several destinations.
     public func run(
@@ -129,11 +131,7 @@ public final class SyncEngine: Sendable, SyncDestination {
         onSet: ((JSONValue) -> Void)? = nil,
         onIssue: JournalIssueHandler? = nil
     ) async -> SyncReport {
-        do {
-            try configuration.validate()
-        } catch {
-            return SyncReport(outcome: .configurationError, message: error.description)
-        }
+        if let refused = configurationRefusal { return refused }
         return await runValidated(holding: lock, sendNow: sendNow, onProgress: onProgress, onSet: onSet, onIssue: onIssue)
     }
 

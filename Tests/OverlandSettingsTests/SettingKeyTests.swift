@@ -1,3 +1,4 @@
+import OverlandProtocol
 import Testing
 @testable import OverlandSettings
 

@@ -1,5 +1,6 @@
 import TestSupport
 import Foundation
+import OverlandProtocol
 import Testing
 @testable import OverlandSettings
 
