@@ -9,14 +9,19 @@ import Testing
     /// (which swift-nio and async-http-client use) has no ICU and stays allowed.
     static let forbiddenModules = ["Foundation", "FoundationNetworking", "FoundationXML", "FoundationInternationalization", "_FoundationICU"]
 
-    @Test func noSourceFileImportsFoundation() throws {
+    /// Every Swift file under Sources: its path below Sources and its text (more than 100
+    /// files, or the test that reads them fails).
+    static func swiftSources() throws -> [(file: String, text: String)] {
         let sources = PackageSupport.repository + "/Sources"
         let files = try #require(FileManager.default.enumerator(atPath: sources)?.allObjects as? [String])
             .filter { $0.hasSuffix(".swift") }
         #expect(files.count > 100, "found only \(files.count) Swift files under \(sources)")
+        return try files.map { ($0, try String(contentsOfFile: sources + "/" + $0, encoding: .utf8)) }
+    }
+
+    @Test func noSourceFileImportsFoundation() throws {
         var offenders: [String] = []
-        for file in files {
-            let text = try String(contentsOfFile: sources + "/" + file, encoding: .utf8)
+        for (file, text) in try Self.swiftSources() {
             for line in text.split(separator: "\n") where Self.importedModule(line).map(Self.forbiddenModules.contains) == true {
                 offenders.append("\(file): \(line)")
             }

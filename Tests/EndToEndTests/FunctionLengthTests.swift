@@ -9,13 +9,8 @@ import Testing
     static let limit = 80
 
     @Test func noFunctionInSourcesIsLongerThanTheLimit() throws {
-        let sources = PackageSupport.repository + "/Sources"
-        let files = try #require(FileManager.default.enumerator(atPath: sources)?.allObjects as? [String])
-            .filter { $0.hasSuffix(".swift") }
-        #expect(files.count > 100, "found only \(files.count) Swift files under \(sources)")
         var long: [String] = []
-        for file in files {
-            let text = try String(contentsOfFile: sources + "/" + file, encoding: .utf8)
+        for (file, text) in try FoundationFreeTests.swiftSources() {
             for body in Self.bodies(in: text) where body.lines > Self.limit {
                 long.append("\(file):\(body.line) \(body.lines) lines")
             }
