@@ -9,7 +9,7 @@ final class SimulatedReceiver: Transport {
     private struct Script {
         var outcomes: [Step.Delivery]
         var stored: [Int] = []
-        var answered: [Step.Delivery] = []
+        var answered: [(outcome: Step.Delivery, records: Int)] = []
     }
 
     private let script: Mutex<Script>
@@ -21,16 +21,16 @@ final class SimulatedReceiver: Transport {
     /// The ids of the points stored, once per time stored.
     var stored: [Int] { script.withLock { $0.stored } }
 
-    /// How each request was answered, in turn.
-    var answered: [Step.Delivery] { script.withLock { $0.answered } }
+    /// How each request was answered, in turn, and how many records it carried.
+    var answered: [(outcome: Step.Delivery, records: Int)] { script.withLock { $0.answered } }
 
     func send(_ request: SyncRequest, timeout: Duration) async throws -> HTTPReply {
+        let ids = Invariants.recordIDs(in: request.body[...])
         let outcome = script.withLock { script in
             let next = script.outcomes.isEmpty ? Step.Delivery.reset : script.outcomes.removeFirst()
-            script.answered.append(next)
+            script.answered.append((next, ids.count))
             return next
         }
-        let ids = Invariants.recordIDs(in: request.body[...])
         switch outcome {
         case .reset:
             throw TransportError(.connectionLost, "connection reset mid-body (simulated)")
