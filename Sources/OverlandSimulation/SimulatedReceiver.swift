@@ -14,8 +14,13 @@ final class SimulatedReceiver: Transport {
 
     private let script: Mutex<Script>
 
-    init(_ outcomes: [Step.Delivery]) {
+    /// What another destination of the same run does meanwhile (`Step.engines`), called
+    /// at each request before it is answered; the simulation runs on one thread at a time.
+    private nonisolated(unsafe) let beside: (() -> Void)?
+
+    init(_ outcomes: [Step.Delivery], beside: (() -> Void)? = nil) {
         script = Mutex(Script(outcomes: outcomes))
+        self.beside = beside
     }
 
     /// The ids of the points stored, once per time stored.
@@ -25,6 +30,7 @@ final class SimulatedReceiver: Transport {
     var answered: [(outcome: Step.Delivery, records: Int)] { script.withLock { $0.answered } }
 
     func send(_ request: SyncRequest, timeout: Duration) async throws -> HTTPReply {
+        beside?()
         let ids = Invariants.recordIDs(in: request.body[...])
         let outcome = script.withLock { script in
             let next = script.outcomes.isEmpty ? Step.Delivery.reset : script.outcomes.removeFirst()

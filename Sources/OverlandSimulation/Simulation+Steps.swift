@@ -9,6 +9,11 @@ extension Simulation {
         case .engine(let destination, let batch, let outcomes):
             guard let journal else { return SimulationFailure(kind: "error", message: "no journal open") }
             return await runEngine(journal, receiver: destination, batch: batch, outcomes)
+        case .engines(let destination, let other, let outcomes):
+            guard let journal else { return SimulationFailure(kind: "error", message: "no journal open") }
+            besideFailure = nil
+            let failure = await runEngine(journal, receiver: destination, batch: Self.maxBatch, outcomes) { [unowned self] in besideSync(other) }
+            return besideFailure ?? failure
         case .stickEngine(let outcomes):
             guard let target else { return nil }
             return await runEngine(target, receiver: Self.stick, batch: Self.maxBatch, outcomes)
@@ -35,7 +40,7 @@ extension Simulation {
             case .repair: try appender.repairAll()
             case .tripStart(let mode): try startTrip(mode, journal)
             case .tripStop: try stopTrip(journal, appender)
-            case .cut, .fault, .engine, .stickEngine, .move: break
+            case .cut, .fault, .engine, .engines, .stickEngine, .move: break
             }
             return nil
         } catch let failure as SimulationFailure {
@@ -110,10 +115,11 @@ extension Simulation {
     /// (`receivers`) through a simulated receiver. Its report is not a failure of the
     /// simulation (a reset is a failed run, a pending move a refused one); what the receiver
     /// stored is.
-    func runEngine(_ journal: Journal, receiver destination: Int, batch: Int, _ outcomes: [Step.Delivery]) async -> SimulationFailure? {
+    func runEngine(_ journal: Journal, receiver destination: Int, batch: Int, _ outcomes: [Step.Delivery],
+                   beside: (() -> Void)? = nil) async -> SimulationFailure? {
         var configuration = SyncConfiguration(endpoint: "https://receiver.invalid/", token: "simulated", deviceID: "sim")
         configuration.batchSize = batch
-        let receiver = SimulatedReceiver(outcomes)
+        let receiver = SimulatedReceiver(outcomes, beside: beside)
         let now = disk.now
         // Every clock scripted for the run: the same seed makes the same writes.
         // The monotonic clock moves 0.3 s a look, so that the cursor is made durable mid-run too.
@@ -137,6 +143,27 @@ extension Simulation {
         case .configurationError where (try? journal.pendingMove()) != nil: return nil
         default: return disk.isDead ? nil : SimulationFailure(kind: "error", message: "sync engine: \(report.outcome): \(report.message ?? "")")
         }
+    }
+
+    /// Another destination of the same overland-sync run (`DestinationsRun` sends to every
+    /// destination at once, under one cursor lock): a batch of up to 50 records delivered
+    /// and acknowledged, its cursor moved in its progress record and made durable (the
+    /// floor rewritten) while the engine's own destination is mid-run.
+    func besideSync(_ destination: Int) {
+        guard let journal, !disk.isDead, (try? journal.pendingMove()) == .some(nil) else { return }
+        let name = CursorName(Self.destinations[destination])!
+        guard let next = try? journal.cursor(for: name), let reader = try? journal.records(from: next) else { return }
+        var ids: [Int] = []
+        var end = next
+        while ids.count < Self.maxBatch, let record = try? reader.next() {
+            if let id = Invariants.recordID(record.line) { ids.append(id) }
+            end = record.sequence + 1
+        }
+        guard !ids.isEmpty else { return }
+        for id in ids { model.received[destination][id, default: 0] += 1 }
+        if besideFailure == nil { besideFailure = sentFromBoth(ids, to: destination) }
+        try? CursorWrites.advance(journal, name, to: end, durably: false)
+        try? CursorWrites.makeDurable(journal, name)
     }
 
     /// A record sent from the source that is on the stick (section 12: once a record is in
@@ -169,6 +196,8 @@ extension Simulation {
         defer { withExtendedLifetime(lock) {} }
         model.highestEnd = max(model.highestEnd, try journal.endSequence())
         let readers = Self.destinations.map { CursorName($0)! }
-        coverage.segmentsRemoved += try journal.removeSentSegments(now: disk.now, readers: readers).count
+        // As overland-sync's run does after its drains (`DestinationsRun`): the configured
+        // destinations are every reader, the floor not consulted.
+        coverage.segmentsRemoved += try journal.removeSentSegments(now: disk.now, readers: readers, onlyReaders: true).count
     }
 }

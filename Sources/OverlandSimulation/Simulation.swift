@@ -42,6 +42,8 @@ public final class Simulation {
     public private(set) var crashStates = 0
     /// The most changes a step of each kind made so far (`reach`).
     var longest: [String: Int] = [:]
+    /// A record the other destination of an `engines` step sent though it is on the stick.
+    var besideFailure: SimulationFailure?
     /// What happened, a line per step.
     public private(set) var log: [String] = []
     /// How much of the move and the trips a run exercised (`Coverage`).

@@ -13,6 +13,11 @@ public enum Step: Sendable, Equatable, CustomStringConvertible {
     /// batches of `batch`, its receiver answering the requests as `outcomes` say, in turn
     /// (past them: reset, and the run ends).
     case engine(destination: Int, batch: Int, outcomes: [Delivery])
+    /// One overland-sync run sending to two destinations at once (`DestinationsRun`): the
+    /// sync engine to `destination` as `engine` does, and at each of its requests the
+    /// destination `beside` gets a batch acknowledged, its cursor made durable (and the
+    /// floor rewritten) while the first is mid-run.
+    case engines(destination: Int, beside: Int, outcomes: [Delivery])
     /// Retention: sealed segments every destination acknowledged are deleted.
     case prune
     /// A destination's cursor lowered to the journal's first record, as `overland
@@ -61,6 +66,9 @@ public enum Step: Sendable, Equatable, CustomStringConvertible {
         case .sync(let destination, let batch, let outcome): "sync to \(Simulation.destinations[destination]): up to \(batch) records, \(outcome.rawValue)"
         case .engine(let destination, let batch, let outcomes):
             "sync engine run to \(Simulation.destinations[destination]), batches of \(batch): \(outcomes.map(\.rawValue).joined(separator: ", ")), then reset"
+        case .engines(let destination, let beside, let outcomes):
+            "one sync run to \(Simulation.destinations[destination]) (the engine: \(outcomes.map(\.rawValue).joined(separator: ", ")), then reset) and "
+                + "\(Simulation.destinations[beside]) at once (a batch acknowledged at each request)"
         case .prune: "remove sent segments"
         case .lowerCursor(let destination): "lower the cursor of \(Simulation.destinations[destination]) to the journal's first record"
         case .repair: "journal repair"
@@ -118,6 +126,7 @@ public enum Step: Sendable, Equatable, CustomStringConvertible {
         case .timeIndex: "time index"
         case .sync: "sync"
         case .engine: "engine"
+        case .engines: "engines"
         case .prune: "prune"
         case .lowerCursor: "lower cursor"
         case .repair: "repair"
@@ -166,6 +175,12 @@ public enum Step: Sendable, Equatable, CustomStringConvertible {
                 group.append(.prune)
                 cutChance = 0.5
             case 82..<86: group = [.lowerCursor(destination: Int.random(in: 0..<Simulation.destinations.count, using: &random))]
+            case 86..<93:
+                let pair = Simulation.destinations.indices.shuffled(using: &random)
+                group = [.engines(destination: pair[0], beside: pair[1], outcomes: (0..<Int.random(in: 1...4, using: &random)).map { _ in
+                    random.chance(0.7) ? .acknowledged : Delivery.allCases.randomElement(using: &random)!
+                })]
+                cutChance = 0.6
             default:
                 group = [.tripStop]
                 cutChance = 0.5
