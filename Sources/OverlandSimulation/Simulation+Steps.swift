@@ -98,6 +98,7 @@ extension Simulation {
         guard !ids.isEmpty else { return }
         if outcome != .reset {
             for id in ids { model.received[destination][id, default: 0] += outcome == .duplicated ? 2 : 1 }
+            model.deliveredNow[destination].formUnion(ids)
             if let sent = sentFromBoth(ids, to: destination) { throw sent }
         }
         if outcome == .duplicated || outcome == .ackLost { model.resendAllowance[destination] += ids.count }
@@ -134,6 +135,7 @@ extension Simulation {
         // The engine's own retention, after a drain.
         coverage.segmentsRemoved += max(0, segmentsBefore - ((try? journal.segments().count) ?? segmentsBefore))
         for id in receiver.stored { model.received[destination][id, default: 0] += 1 }
+        model.deliveredNow[destination].formUnion(receiver.stored)
         if destination != Self.stick, let sent = sentFromBoth(receiver.stored, to: destination) { return sent }
         // The records of each request that ended in a lost acknowledgement or a duplicate may come again.
         model.resendAllowance[destination] += receiver.answered.filter { $0.outcome == .ackLost || $0.outcome == .duplicated }
@@ -161,6 +163,7 @@ extension Simulation {
         }
         guard !ids.isEmpty else { return }
         for id in ids { model.received[destination][id, default: 0] += 1 }
+        model.deliveredNow[destination].formUnion(ids)
         if besideFailure == nil { besideFailure = sentFromBoth(ids, to: destination) }
         try? CursorWrites.advance(journal, name, to: end, durably: false)
         try? CursorWrites.makeDurable(journal, name)

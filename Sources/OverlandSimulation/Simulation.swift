@@ -64,6 +64,10 @@ public final class Simulation {
         /// stored twice, those a power cut put back behind the receiver's cursor (delivered,
         /// their cursor write lost: `allowResendsAfterCut`), a trip record written again.
         var resendAllowance: [Int] = Array(repeating: 0, count: Simulation.receivers.count)
+        /// Per receiver, the records it stored during the step running now: only these can
+        /// a cut or a fault in that step leave undurably recorded (a run that ends makes its
+        /// cursor durable, so the pacing's "a second's batches" is a run in flight's).
+        var deliveredNow: [Set<Int>] = Array(repeating: [], count: Simulation.receivers.count)
         /// Trips whose start returned and whose record no stop has committed yet: each must
         /// still be the active trip, or have its record somewhere (a stop cut short).
         var startedTrips: Set<Int> = []
@@ -120,6 +124,7 @@ public final class Simulation {
             }
             let faultsBefore = disk.faultsFired
             let changesBefore = disk.changes
+            model.deliveredNow = Array(repeating: [], count: Self.receivers.count)
             log.append(step.description)
             let failure = await perform(step)
             longest[step.kind] = max(longest[step.kind] ?? 0, disk.changes - changesBefore)
@@ -220,6 +225,7 @@ public final class Simulation {
     /// crash image, and checks the invariants.
     func powerCut(image seed: UInt64, step: Int) -> Violation? {
         var random = SeededRandom(seed: seed)
+        let inFlight = disk.isDead
         let image = disk.isDead ? disk.crashImage(using: &random) : disk.cutPowerNow(using: &random)
         log.append("power cut after \(disk.changes) changes")
         appender = nil
@@ -241,13 +247,15 @@ public final class Simulation {
         if let file = setAside.take(), ignores == .nothing, !model.faulted {
             return Violation(step: step, kind: "set-aside", message: "recovery after an honest power cut set \(file) aside")
         }
-        allowResends()
+        if inFlight { allowResends() }
+        model.deliveredNow = Array(repeating: [], count: Self.receivers.count)
         return Invariants.check(journal!, target: target, model: &model).map { Violation(step: step, kind: $0.kind, message: $0.message) }
     }
 
-    /// What a power cut or a fault can make each receiver get again: the records it stored
-    /// that are now at or past its cursor (their delivery not recorded, or not durably),
-    /// each once.
+    /// What a power cut or a fault inside a step can make each receiver get again: the
+    /// records it stored during that step that are now at or past its cursor (their
+    /// delivery not recorded, or not durably), each once. A cut between steps allows none:
+    /// every run that ended made its cursor durable.
     func allowResends() {
         guard let journal else { return }
         for (index, name) in Self.receivers.enumerated() {
@@ -255,7 +263,7 @@ public final class Simulation {
             guard let source, let place = try? source.cursor(for: CursorName(name)!),
                   let reader = try? source.records(from: place) else { continue }
             while let record = try? reader.next() {
-                if let id = Invariants.recordID(record.line), model.received[index][id] != nil { model.resendAllowance[index] += 1 }
+                if let id = Invariants.recordID(record.line), model.deliveredNow[index].contains(id) { model.resendAllowance[index] += 1 }
             }
         }
     }

@@ -167,4 +167,21 @@ import Testing
         #expect(violation == nil, "\(violation.map { "\($0)" } ?? "")")
         #expect(simulation.coverage.segmentsRemoved > 0, "the engine's retention or the prune step deleted the sent segment")
     }
+
+    /// One sync run to two destinations at once: both receivers get every record, and a
+    /// cut at any change of the run leaves every invariant (the floor below every cursor
+    /// file) holding.
+    @Test func twoDestinationsAtOnce() async {
+        let steps: [Step] = [.log(count: 40, pad: 10), .log(count: 40, pad: 10), .engines(destination: 0, beside: 1, outcomes: [.acknowledged, .acknowledged])]
+        let simulation = Simulation()
+        #expect(await simulation.run(steps) == nil)
+        #expect(simulation.model.received[0].count == 80)
+        #expect(simulation.model.received[1].count == 80)
+        for change in 1...30 {
+            let cut: [Step] = [.log(count: 40, pad: 10), .log(count: 40, pad: 10), .cut(change: change, image: UInt64(change)),
+                               .engines(destination: 2, beside: 0, outcomes: [.acknowledged, .acknowledged, .acknowledged])]
+            let violation = await Simulation().run(cut)
+            #expect(violation == nil, "change \(change): \(violation.map { "\($0)" } ?? "")")
+        }
+    }
 }
