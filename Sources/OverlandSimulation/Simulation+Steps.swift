@@ -189,7 +189,10 @@ extension Simulation {
         guard first < place else { return }
         let reader = try journal.records(from: first)
         while let record = try reader.next(), record.sequence < place {
-            if let id = Invariants.recordID(record.line), model.received[destination][id] != nil { model.resendAllowance[destination] += 1 }
+            guard let id = Invariants.recordID(record.line) else { continue }
+            if model.received[destination][id] != nil { model.resendAllowance[destination] += 1 }
+            // Unsent again for this destination: a move may now carry it (`Model.acknowledged`).
+            model.acknowledged.remove(id)
         }
         try CursorWrites.advance(journal, name, to: first)
     }

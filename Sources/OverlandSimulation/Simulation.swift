@@ -215,7 +215,9 @@ public final class Simulation {
             return Violation(step: step, kind: "recovery", message: "opening the journals after the fault: \(error)")
         }
         guard let journal else { return Violation(step: step, kind: "error", message: "no journal open") }
-        allowResends()
+        // What the faulted step delivered may be sent again: not recorded, or recorded
+        // only in a progress record whose durable write failed (a later cut takes it back).
+        for index in model.resendAllowance.indices { model.resendAllowance[index] += model.deliveredNow[index].count }
         return Invariants.check(journal, target: target, model: &model, live: true).map {
             Violation(step: step, kind: $0.kind, message: "carrying on after the fault: " + $0.message)
         }
