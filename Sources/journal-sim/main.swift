@@ -1,6 +1,7 @@
 // journal-sim: the seeded explorer of power cuts (issue 26, docs/reliability.md). Each
-// seed runs a workload on a simulated disk, cuts the power at random changes, recovers
-// with the real code and checks the invariants. Not installed.
+// seed runs a workload on a simulated disk, cuts the power at random changes and injects
+// faults the process survives (issue 36), recovers with the real code and checks the
+// invariants. Not installed; measured by scripts/mutate.
 //
 //   journal-sim --seeds N [--first S] [--disk-ignores dir-fsync|fsync]
 //
