@@ -119,7 +119,7 @@ public final class Simulation {
             switch pendingCut {
             case .cut(let change, _)?: disk.cutPower(beforeChange: disk.changes + reach(change, into: step) - 1)
             case .fault(let change, let kind, let count, _)?:
-                disk.injectFault(SimulatedDisk.Fault(kind: kind, at: disk.changes + change - 1, count: count, path: "/stick"))
+                disk.injectFault(SimulatedDisk.Fault(kind: kind, at: disk.changes + reach(change, into: step) - 1, count: count, path: "/stick"))
             default: break
             }
             let faultsBefore = disk.faultsFired
@@ -170,7 +170,7 @@ public final class Simulation {
         for name in Self.destinations { try journal.advanceCursor(for: CursorName(name)!, to: 0) }
     }
 
-    /// The change a cut drawn as `change` falls on in `step`: the draw taken modulo the
+    /// The change a cut or a fault drawn as `change` falls on in `step`: the draw taken modulo the
     /// longest step of its kind so far in this run (40 before the first), so that cuts
     /// spread over a step's whole length, a move's 160 changes as a trip stop's four.
     func reach(_ change: Int, into step: Step) -> Int {

@@ -80,7 +80,7 @@ public enum Step: Sendable, Equatable, CustomStringConvertible {
         case .cut(let change, let image):
             "power cut at change \(change) of the next step, modulo the most changes a step of its kind made so far (image \(image))"
         case .fault(let change, let kind, let count, let image):
-            "\(kind.rawValue)" + (count > 1 ? " \(count) times" : "") + " from change \(change) of the next step"
+            "\(kind.rawValue)" + (count > 1 ? " \(count) times" : "") + " from change \(change) of the next step (modulo, as a cut's)"
                 + (kind == .vanish ? " (the stick pulled, plugged in again after it: image \(image))" : "")
         }
     }
@@ -111,9 +111,8 @@ public enum Step: Sendable, Equatable, CustomStringConvertible {
             let isMove = if case .move = steps[place] { true } else { false }
             let kind: SimulatedDisk.Fault.Kind = isMove && random.chance(0.4)
                 ? .vanish : [.eio, .enospc, .fsyncDrops].randomElement(using: &random)!
-            // Most steps make a few changes (a commit: write and fsync, or five for a new
-            // segment), a move up to about 160.
-            let change = Int.random(in: 1...(isMove ? 120 : 10), using: &random)
+            // Taken modulo the longest step of its kind so far (`Simulation.reach`).
+            let change = Int.random(in: 1...160, using: &random)
             steps.insert(.fault(change: change, kind: kind, count: random.chance(0.3) ? 2 : 1, image: random.next()), at: place)
         }
     }
