@@ -171,10 +171,11 @@ public final class Simulation {
     }
 
     /// The change a cut or a fault drawn as `change` falls on in `step`: the draw taken modulo the
-    /// longest step of its kind so far in this run (40 before the first), so that cuts
+    /// longest step of its kind so far in this run (before the first: 160 for a move, 8 for
+    /// the others), so that cuts
     /// spread over a step's whole length, a move's 160 changes as a trip stop's four.
     func reach(_ change: Int, into step: Step) -> Int {
-        1 + (change - 1) % max(1, longest[step.kind] ?? 40)
+        1 + (change - 1) % max(1, longest[step.kind] ?? (step.kind == "move" ? 160 : 8))
     }
 
     /// Counts the appender's waiting points committed once it holds none; after a fault,

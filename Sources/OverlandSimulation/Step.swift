@@ -154,6 +154,7 @@ public enum Step: Sendable, Equatable, CustomStringConvertible {
             var group: [Step]
             var cutChance = 0.35
             var longest = 40
+            var cutPlace: Int?
             switch Int.random(in: 0..<100, using: &random) {
             case 0..<35:
                 group = [.move(seal: random.chance(0.3))]
@@ -183,10 +184,16 @@ public enum Step: Sendable, Equatable, CustomStringConvertible {
             default:
                 group = [.tripStop]
                 cutChance = 0.5
+                // Half the stops end a trip started just before, and run again after it (a
+                // stop cut short finishes on its next run).
+                if random.chance(0.5) {
+                    group = [.tripStart(mode: "car"), .tripStop, .tripStop]
+                    cutPlace = 1
+                }
             }
             // The cut falls into the group's last step (retention after the drains).
             if random.chance(cutChance) {
-                group.insert(.cut(change: Int.random(in: 1...longest, using: &random), image: random.next()), at: group.count - 1)
+                group.insert(.cut(change: Int.random(in: 1...longest, using: &random), image: random.next()), at: cutPlace ?? group.count - 1)
             }
             groups.append(group)
         }
