@@ -331,7 +331,16 @@ public final class JournalAppender {
             let name = SegmentName(firstSequence: endSequence)
             let path = journal.segmentPath(name)
             // A new segment appears whole or not at all: it is written beside, then renamed.
-            try fs.replaceAtomically(path, with: members, faultPrefix: "segment")
+            do {
+                try fs.replaceAtomically(path, with: members, faultPrefix: "segment")
+            } catch {
+                // Renamed, its directory's fsync failed: its name may never reach the disk.
+                // Never appended to (a commit there would be durable in a file a power cut
+                // can take away): the next commit writes a new segment, whose directory
+                // fsync makes this name durable too.
+                distrustActive = true
+                throw error
+            }
             distrustActive = false
             active = Active(name: name, fileSize: members.count, payloadBytes: batch.bytes.count, recordCount: lineEnds.count,
                             membersAreLarge: allLarge, createdAt: wallClock, inode: try identity(of: path).inode)

@@ -34,7 +34,7 @@ extension Invariants {
     /// the move began (`Model.acknowledged`); they are noted as seen there.
     static func observe(_ stick: Stick, model: inout Simulation.Model) -> Finding? {
         for id in stick.seen.keys.sorted() where !model.targetIDs.contains(id) {
-            if model.acknowledged.contains(id), !model.tripsWrittenAgain.contains(id) {
+            if model.acknowledged.contains(id), !model.writtenTwice.contains(id) {
                 return Finding(kind: "moved-sent", message: "\(describe(id)) reached the stick although the source's floor had passed it (every destination had it) when the move began")
             }
             model.targetIDs.insert(id)
@@ -45,7 +45,7 @@ extension Invariants {
     /// With no move pending, a record on the stick must be behind every cursor of the
     /// source: sendable from one journal only.
     static func sendableFromBoth(_ seen: [Int: UInt64], cursors: [UInt64], stick: Stick, model: Simulation.Model) -> Finding? {
-        for id in stick.seen.keys.sorted() where !model.tripsWrittenAgain.contains(id) {
+        for id in stick.seen.keys.sorted() where !model.writtenTwice.contains(id) {
             guard let sequence = seen[id] else { continue }
             for (index, name) in Simulation.destinations.enumerated() where sequence >= cursors[index] {
                 return Finding(kind: "both", message: "\(describe(id)) is on the stick and unsent in the source for '\(name)' (record \(sequence), cursor \(cursors[index])) with no move pending")

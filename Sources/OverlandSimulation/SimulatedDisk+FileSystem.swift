@@ -10,7 +10,7 @@ import OverlandJournal
 extension SimulatedDisk {
     /// Runs a change: refused once the power is off; the power goes off when the cut
     /// planned for this change is reached.
-    func change<T>(_ what: @autoclosure () -> String, path: String,
+    func change<T>(_ what: @autoclosure () -> String, _ kind: ChangeKind, path: String,
                    _ body: (inout State) throws(JournalError) -> T) throws(JournalError) -> T {
         try state.withLock { (state) throws(JournalError) -> T in
             if state.dead { throw Self.failure("cannot write (power cut)", path, EIO) }
@@ -20,7 +20,59 @@ extension SimulatedDisk {
             }
             state.changes += 1
             if tracing { state.trace.append(what()) }
+            if let fault = state.fault, state.changes > fault.at, fault.applies(to: kind) {
+                switch try Self.fire(fault, on: kind, path: path, in: &state) {
+                case .proceed: break
+                case .inject(let injected):
+                    // The call's body does part of it, then fails (`injected`).
+                    state.injected = injected
+                    defer { state.injected = nil }
+                    return try body(&state)
+                }
+            }
+            try Self.refuseIfGone(path, in: state)
             return try body(&state)
+        }
+    }
+
+    enum Firing {
+        case proceed
+        case inject(Fault.Kind)
+    }
+
+    /// A fault armed and due: fails the call, or tells its body to fail part-way (a short
+    /// write, an fsync that drops its pages), or pulls a tree out (the call goes on when
+    /// it is elsewhere).
+    static func fire(_ fault: Fault, on kind: ChangeKind, path: String, in state: inout State) throws(JournalError) -> Firing {
+        state.faultsFired += 1
+        switch fault.kind {
+        case .vanish:
+            state.fault = nil
+            state.vanished = fault.path
+            return .proceed
+        case .fsyncDrops:
+            state.fault = nil
+            return .inject(.fsyncDrops)
+        case .eio, .enospc:
+            state.fault = fault.count > 1 ? Fault(kind: fault.kind, at: fault.at, count: fault.count - 1) : nil
+            if fault.kind == .enospc && kind == .write { return .inject(.enospc) }
+            throw failure("cannot write (injected \(fault.kind.rawValue))", path, fault.kind == .eio ? EIO : ENOSPC)
+        }
+    }
+
+    func isOnFAT(_ path: String) -> Bool {
+        let normal = "/" + Self.components(path).joined(separator: "/")
+        return fatTrees.contains { Self.isUnder(normal, $0) }
+    }
+
+    static func isUnder(_ path: String, _ tree: String) -> Bool {
+        path == tree || path.hasPrefix(tree + "/")
+    }
+
+    /// A call under a tree that vanished fails as a pulled stick's do.
+    static func refuseIfGone(_ path: String, in state: State) throws(JournalError) {
+        if let gone = state.vanished, isUnder("/" + components(path).joined(separator: "/"), gone) {
+            throw failure("cannot use (the device is gone)", path, EIO)
         }
     }
 
@@ -28,6 +80,7 @@ extension SimulatedDisk {
     func look<T>(_ path: String, _ body: (inout State) throws(JournalError) -> T) throws(JournalError) -> T {
         try state.withLock { (state) throws(JournalError) -> T in
             if state.dead { throw Self.failure("cannot read (power cut)", path, EIO) }
+            try Self.refuseIfGone(path, in: state)
             return try body(&state)
         }
     }
@@ -55,7 +108,7 @@ extension SimulatedDisk {
     public func openForAppending(_ path: String) throws(JournalError) -> Int32 { try openFile(path, append: true) }
 
     public func createExclusive(_ path: String) throws(JournalError) -> Int32 {
-        try change("create \(path)", path: path) { (state) throws(JournalError) -> Int32 in
+        try change("create \(path)", .create, path: path) { (state) throws(JournalError) -> Int32 in
             let (directory, name) = try Self.parent(of: path, in: state)
             guard directory.entries[name] == nil else { throw Self.failure("cannot create", path, EEXIST) }
             let inode = Inode(number: state.nextInode, isDirectory: false)
@@ -80,19 +133,24 @@ extension SimulatedDisk {
     }
 
     public func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(JournalError) {
-        try change("write \(path) +\(bytes.count)", path: path) { (state) throws(JournalError) in
+        try change("write \(path) +\(bytes.count)", .write, path: path) { (state) throws(JournalError) in
             let inode = try Self.file(fd, path, in: state)
             var open = state.open[fd]!
             let start = open.append ? inode.data.count : open.offset
+            // A full disk takes part of a write, then refuses the rest.
+            let bytes = state.injected == .enospc ? UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count / 2)]) : bytes
             if inode.data.count < start + bytes.count {
                 inode.data += [UInt8](repeating: 0, count: start + bytes.count - inode.data.count)
             }
             inode.data.withUnsafeMutableBytes { all in
                 UnsafeMutableRawBufferPointer(rebasing: all[start..<(start + bytes.count)]).copyMemory(from: bytes)
             }
+            // A page written again is dirty again: the next fsync writes it.
+            if !bytes.isEmpty { for page in (start / Self.pageSize)...((start + bytes.count - 1) / Self.pageSize) { inode.dropped[page] = nil } }
             inode.modified = state.clock
             open.offset = start + bytes.count
             state.open[fd] = open
+            if state.injected == .enospc { throw Self.failure("cannot write (injected enospc)", path, ENOSPC) }
         }
     }
 
@@ -109,14 +167,47 @@ extension SimulatedDisk {
     }
 
     public func sync(_ fd: Int32, path: String) throws(JournalError) {
-        try change("fsync \(path)", path: path) { (state) throws(JournalError) in
+        try change("fsync \(path)", .fsync, path: path) { (state) throws(JournalError) in
             let inode = try Self.file(fd, path, in: state)
-            if ignores != .fsync { inode.durableData = inode.data }
+            if state.injected == .fsyncDrops {
+                Self.dropDirtyPages(of: inode)
+                throw Self.failure("cannot sync (injected fsync-drops)", path, EIO)
+            }
+            if ignores != .fsync { Self.makeDurable(inode) }
         }
     }
 
+    /// A failed fsync as Linux does it: the dirty pages are marked clean, so they never
+    /// reach the disk (the cache still shows them) unless written again.
+    static func dropDirtyPages(of inode: Inode) {
+        let length = max(inode.data.count, inode.durableData.count)
+        var page = 0
+        while page * pageSize < length {
+            let range = (page * pageSize)..<((page + 1) * pageSize)
+            let old = inode.durableData[min(range.lowerBound, inode.durableData.count)..<min(range.upperBound, inode.durableData.count)]
+            let new = inode.data[min(range.lowerBound, inode.data.count)..<min(range.upperBound, inode.data.count)]
+            if old != new, inode.dropped[page] == nil { inode.dropped[page] = old }
+            page += 1
+        }
+    }
+
+    /// An fsync: the file's bytes durable, but the pages an earlier failed fsync dropped,
+    /// which keep their old durable bytes (zeros where there were none).
+    static func makeDurable(_ inode: Inode) {
+        var durable = inode.data
+        for (page, old) in inode.dropped {
+            let start = page * pageSize
+            guard start < durable.count else { continue }
+            for index in start..<min(durable.count, start + pageSize) {
+                durable[index] = index - start < old.count ? old[old.startIndex + index - start] : 0
+            }
+        }
+        // Still clean in the cache, never written: they stay dropped until written again.
+        inode.durableData = durable
+    }
+
     public func truncate(_ fd: Int32, to size: Int, path: String) throws(JournalError) {
-        try change("truncate \(path) \(size)", path: path) { (state) throws(JournalError) in
+        try change("truncate \(path) \(size)", .truncate, path: path) { (state) throws(JournalError) in
             let inode = try Self.file(fd, path, in: state)
             if inode.data.count > size {
                 inode.data.removeSubrange(size...)
@@ -168,7 +259,7 @@ extension SimulatedDisk {
         case .missing: break
         default: throw .untrusted(path: path, reason: "exists and is not a directory")
         }
-        try change("mkdir \(path)", path: path) { (state) throws(JournalError) in
+        try change("mkdir \(path)", .mkdir, path: path) { (state) throws(JournalError) in
             let (directory, name) = try Self.parent(of: path, in: state)
             let inode = Inode(number: state.nextInode, isDirectory: true)
             state.nextInode += 1
@@ -188,20 +279,27 @@ extension SimulatedDisk {
     }
 
     public func rename(_ from: String, _ to: String) throws(JournalError) {
-        try change("rename \(from) -> \(to)", path: from) { (state) throws(JournalError) in
+        try change("rename \(from) -> \(to)", .rename, path: from) { (state) throws(JournalError) in
             let (source, oldName) = try Self.parent(of: from, in: state)
             let (target, newName) = try Self.parent(of: to, in: state)
             guard let number = source.entries[oldName] else { throw Self.failure("cannot rename to '\(to)'", from, ENOENT) }
             source.entries[oldName] = nil
             target.entries[newName] = number
-            state.pendingLinks.append([Link(directory: source.number, name: oldName, target: nil),
-                                       Link(directory: target.number, name: newName, target: number)])
+            let unlink = Link(directory: source.number, name: oldName, target: nil)
+            let link = Link(directory: target.number, name: newName, target: number)
+            // FAT writes the new entry and frees the old one separately: a power cut may keep
+            // either, both names or neither. Elsewhere a rename is one change.
+            if isOnFAT(from) {
+                state.pendingLinks += [[link], [unlink]]
+            } else {
+                state.pendingLinks.append([unlink, link])
+            }
         }
     }
 
     public func remove(_ path: String) throws(JournalError) {
         guard kind(path) != .missing else { return }
-        try change("unlink \(path)", path: path) { (state) throws(JournalError) in
+        try change("unlink \(path)", .unlink, path: path) { (state) throws(JournalError) in
             let (directory, name) = try Self.parent(of: path, in: state)
             if let number = directory.entries[name], state.inodes[number]?.isDirectory == true {
                 throw Self.failure("cannot remove", path, EISDIR)
@@ -212,7 +310,7 @@ extension SimulatedDisk {
     }
 
     public func syncDirectory(_ path: String) throws(JournalError) {
-        try change("fsync-dir \(path)", path: path) { (state) throws(JournalError) in
+        try change("fsync-dir \(path)", .dirFsync, path: path) { (state) throws(JournalError) in
             guard let inode = Self.resolve(path, in: state), inode.isDirectory else {
                 throw Self.failure("cannot open directory", path, ENOENT)
             }

@@ -38,6 +38,9 @@ public final class SimulatedDisk: FileSystem, @unchecked Sendable {
         var entries: [String: UInt64] = [:]
         var durableEntries: [String: UInt64] = [:]
         var modified: Int64 = 0
+        /// Pages a failed fsync dropped (Linux marks them clean): their durable bytes then,
+        /// kept through the next fsync unless written again.
+        var dropped: [Int: ArraySlice<UInt8>] = [:]
         var shared: Set<Int32> = []
         var exclusive: Int32?
         init(number: UInt64, isDirectory: Bool) {
@@ -66,6 +69,54 @@ public final class SimulatedDisk: FileSystem, @unchecked Sendable {
         /// Directory changes not yet durable, in the order made; each group is atomic (a
         /// rename is its unlink and its link together).
         var pendingLinks: [[Link]] = []
+        /// A fault armed for a change at or after `Fault.at` (`injectFault`).
+        var fault: Fault?
+        var faultsFired = 0
+        /// Set while a call's body is to fail part-way (`fire`).
+        var injected: Fault.Kind?
+        /// A tree whose device is gone (a stick pulled): every call under it fails.
+        var vanished: String?
+    }
+
+    /// What a change can be, for the faults that choose among them.
+    enum ChangeKind {
+        case create, write, fsync, truncate, mkdir, rename, unlink, dirFsync
+    }
+
+    /// A fault the process survives (issue 36), armed by `injectFault`.
+    public struct Fault: Sendable, Equatable {
+        public enum Kind: String, Sendable, CaseIterable {
+            /// EIO on the next write, fsync or rename (nothing changes).
+            case eio
+            /// ENOSPC on the next write (half of it written first), fsync or rename.
+            case enospc
+            /// The next file fsync fails with EIO and the pages it would have written are
+            /// dropped: marked clean, never written, a later fsync succeeding (Linux).
+            case fsyncDrops = "fsync-drops"
+            /// The tree under `path` vanishes (a stick pulled): from the change on, every
+            /// call there fails with EIO until `replug`.
+            case vanish
+        }
+        public let kind: Kind
+        public let at: Int
+        /// How many calls in a row fail (eio, enospc): a device failing for a while.
+        public let count: Int
+        public let path: String?
+
+        public init(kind: Kind, at: Int, count: Int = 1, path: String? = nil) {
+            self.kind = kind
+            self.at = at
+            self.count = count
+            self.path = path
+        }
+
+        func applies(to change: ChangeKind) -> Bool {
+            switch kind {
+            case .eio, .enospc: [.write, .fsync, .rename, .dirFsync, .truncate, .create].contains(change)
+            case .fsyncDrops: change == .fsync
+            case .vanish: true
+            }
+        }
     }
 
     /// A directory entry set (`target` an inode) or removed (nil).
@@ -82,18 +133,25 @@ public final class SimulatedDisk: FileSystem, @unchecked Sendable {
     let tracing: Bool
 
     /// An empty disk: one durable root directory.
-    public init(ignores: Ignores = .nothing, tracing: Bool = false) {
+    /// Trees on a FAT file system (a USB stick): there a rename is two directory writes
+    /// (a power cut may keep both names or neither), and a file grown without its fsync
+    /// may show stale clusters (another file's old bytes) past its old end, not zeros.
+    public let fatTrees: [String]
+
+    public init(ignores: Ignores = .nothing, tracing: Bool = false, fatTrees: [String] = []) {
         self.ignores = ignores
         self.tracing = tracing
+        self.fatTrees = fatTrees
         var initial = State()
         initial.inodes[Self.root] = Inode(number: Self.root, isDirectory: true)
         state = Mutex(initial)
     }
 
-    init(ignores: Ignores, tracing: Bool, inodes: [UInt64: Inode], nextInode: UInt64, clock: Int64) {
+    init(ignores: Ignores, tracing: Bool, fatTrees: [String], inodes: [UInt64: Inode], nextInode: UInt64, clock: Int64) {
         precondition(inodes[Self.root] != nil)
         self.ignores = ignores
         self.tracing = tracing
+        self.fatTrees = fatTrees
         var initial = State()
         initial.inodes = inodes
         initial.nextInode = nextInode
@@ -112,6 +170,23 @@ public final class SimulatedDisk: FileSystem, @unchecked Sendable {
 
     /// Changes made so far.
     public var changes: Int { state.withLock { $0.changes } }
+
+    /// Arms a fault for the first change it applies to at or after `fault.at`.
+    public func injectFault(_ fault: Fault) {
+        state.withLock { $0.fault = fault }
+    }
+
+    /// Disarms a fault that did not fire; returns how many faults fired so far.
+    @discardableResult
+    public func disarmFault() -> Int {
+        state.withLock { state in
+            state.fault = nil
+            return state.faultsFired
+        }
+    }
+
+    /// Faults that fired so far.
+    public var faultsFired: Int { state.withLock { $0.faultsFired } }
 
     /// Whether the power is off (every call fails).
     public var isDead: Bool { state.withLock { $0.dead } }
@@ -136,7 +211,7 @@ public final class SimulatedDisk: FileSystem, @unchecked Sendable {
     public func crashImage(using random: inout SeededRandom) -> SimulatedDisk {
         state.withLock { state in
             precondition(state.dead, "a crash image is taken once the power is off")
-            return Self.crashImage(of: state, ignores: ignores, tracing: tracing, using: &random)
+            return Self.crashImage(of: state, ignores: ignores, tracing: tracing, fatTrees: fatTrees, using: &random)
         }
     }
 

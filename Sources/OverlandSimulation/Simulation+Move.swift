@@ -19,11 +19,21 @@ extension Simulation {
             // The move opens the stick's journal itself (and locks it): the other machine's
             // handle is closed meanwhile, the logger's too when it seals (`--seal`).
             target = nil
-            if seal { appender = nil }
-            try journal.move(to: Self.stickPath, sealFirst: seal, now: disk.now)
-            if seal { appender = try JournalAppender(journal: journal) }
+            if seal {
+                // The logger stops for it: its last commit (failing, it exits 74 and what
+                // waited is lost, as reported).
+                _ = try? appender?.commit(wallClock: disk.now)
+                settlePending(faulted: false)
+                model.pending = []
+                appender = nil
+            }
+            var failure: (any Error)?
+            do { try journal.move(to: Self.stickPath, sealFirst: seal, now: disk.now) } catch { failure = error }
+            // The logger starts again, whatever the move did.
+            if seal { appender = try makeAppender(journal) }
+            if let failure { throw failure }
             try openTarget()
-            let (stick, problem) = try Invariants.stick(target, allowedTwice: model.tripsWrittenAgain)
+            let (stick, problem) = try Invariants.stick(target, allowedTwice: model.writtenTwice)
             return (problem ?? Invariants.observe(stick, model: &model)).map { SimulationFailure(kind: $0.kind, message: $0.message) }
         } catch {
             return SimulationFailure(kind: "error", message: "\(error)")

@@ -1,5 +1,6 @@
 import OverlandJournal
 import OverlandSync
+import Synchronization
 
 extension Simulation {
     /// Performs one step; returns what failed (meaningful only while the power is on).
@@ -8,6 +9,11 @@ extension Simulation {
         case .engine(let destination, let batch, let outcomes):
             guard let journal else { return SimulationFailure(kind: "error", message: "no journal open") }
             return await runEngine(journal, receiver: destination, batch: batch, outcomes)
+        case .engines(let destination, let other, let outcomes):
+            guard let journal else { return SimulationFailure(kind: "error", message: "no journal open") }
+            besideFailure = nil
+            let failure = await runEngine(journal, receiver: destination, batch: Self.maxBatch, outcomes) { [unowned self] in besideSync(other) }
+            return besideFailure ?? failure
         case .stickEngine(let outcomes):
             guard let target else { return nil }
             return await runEngine(target, receiver: Self.stick, batch: Self.maxBatch, outcomes)
@@ -20,6 +26,8 @@ extension Simulation {
 
     /// Performs a step of the logger, a hand-made sync, retention or repair.
     func performOnJournal(_ step: Step) -> SimulationFailure? {
+        // A logger stopped by a fault (its start failed) is started again.
+        if appender == nil, let journal { appender = try? makeAppender(journal) }
         guard let journal, let appender else { return SimulationFailure(kind: "error", message: "no journal open") }
         do {
             switch step {
@@ -28,10 +36,11 @@ extension Simulation {
             case .timeIndex: try saveTimeIndex(journal)
             case .sync(let destination, let batch, let outcome): try sync(journal, destination, batch: batch, outcome)
             case .prune: try prune(journal)
+            case .lowerCursor(let destination): try lowerCursor(journal, destination)
             case .repair: try appender.repairAll()
             case .tripStart(let mode): try startTrip(mode, journal)
             case .tripStop: try stopTrip(journal, appender)
-            case .cut, .engine, .stickEngine, .move: break
+            case .cut, .fault, .engine, .engines, .stickEngine, .move: break
             }
             return nil
         } catch let failure as SimulationFailure {
@@ -45,13 +54,21 @@ extension Simulation {
         Array("{\"i\":\(id),\"s\":\(1_800_000_000 + id),\"p\":\"\(String(repeating: "x", count: pad))\"}".utf8)
     }
 
+    /// The logger appends and commits; one step in three is a bulk import's, whose first
+    /// half is committed on the appender's second thread (`commitInBackground`) while the
+    /// second half is appended.
     func logPoints(_ count: Int, pad: Int, _ appender: JournalAppender) throws(JournalError) {
         let first = model.nextID
         model.nextID += count
-        for id in first..<(first + count) { try appender.append(Self.line(id: id, pad: pad), now: 0) }
+        let bulk = pad % 3 == 0 && count > 1
+        for id in first..<(first + count) {
+            if bulk && id == first + count / 2 { try appender.commitInBackground(wallClock: disk.now) }
+            try appender.append(Self.line(id: id, pad: pad), now: 0)
+            model.pending.append(id)
+        }
         disk.now += 1
+        // Counted committed once the appender holds nothing waiting (`settlePending`).
         _ = try appender.commit(wallClock: disk.now)
-        model.committed.formUnion(first..<(first + count))
     }
 
     func saveTimeIndex(_ journal: Journal) throws(JournalError) {
@@ -81,9 +98,10 @@ extension Simulation {
         guard !ids.isEmpty else { return }
         if outcome != .reset {
             for id in ids { model.received[destination][id, default: 0] += outcome == .duplicated ? 2 : 1 }
+            model.deliveredNow[destination].formUnion(ids)
             if let sent = sentFromBoth(ids, to: destination) { throw sent }
         }
-        if outcome == .duplicated || outcome == .ackLost { model.resendAllowance[destination] += 1 }
+        if outcome == .duplicated || outcome == .ackLost { model.resendAllowance[destination] += ids.count }
         if outcome == .acknowledged || outcome == .duplicated {
             try CursorWrites.advance(journal, name, to: end)
             state.lastSuccess = disk.now
@@ -98,22 +116,30 @@ extension Simulation {
     /// (`receivers`) through a simulated receiver. Its report is not a failure of the
     /// simulation (a reset is a failed run, a pending move a refused one); what the receiver
     /// stored is.
-    func runEngine(_ journal: Journal, receiver destination: Int, batch: Int, _ outcomes: [Step.Delivery]) async -> SimulationFailure? {
+    func runEngine(_ journal: Journal, receiver destination: Int, batch: Int, _ outcomes: [Step.Delivery],
+                   beside: (() -> Void)? = nil) async -> SimulationFailure? {
         var configuration = SyncConfiguration(endpoint: "https://receiver.invalid/", token: "simulated", deviceID: "sim")
         configuration.batchSize = batch
-        let receiver = SimulatedReceiver(outcomes)
+        let receiver = SimulatedReceiver(outcomes, beside: beside)
         let now = disk.now
-        // Every clock fixed for the run: the same seed makes the same writes (the monotonic
-        // clock standing still, the cursor's durability pacing makes it durable at the end).
+        // Every clock scripted for the run: the same seed makes the same writes.
+        // The monotonic clock moves 0.3 s a look, so that the cursor is made durable mid-run too.
+        let ticks = Mutex(0)
         let instant = ContinuousClock.now
-        let timing = SyncTiming(wallClock: { now }, random: { 0.5 }, monotonicClock: { instant })
+        let timing = SyncTiming(wallClock: { now }, random: { 0.5 },
+                                monotonicClock: { instant + .milliseconds(300) * ticks.withLock { $0 += 1; return $0 } })
         let engine = SyncEngine(journal: journal, configuration: configuration, transport: receiver,
                                 cursor: CursorName(Self.receivers[destination])!, timing: timing)
+        let segmentsBefore = (try? journal.segments().count) ?? 0
         let report = await engine.run(sendNow: true)
+        // The engine's own retention, after a drain.
+        coverage.segmentsRemoved += max(0, segmentsBefore - ((try? journal.segments().count) ?? segmentsBefore))
         for id in receiver.stored { model.received[destination][id, default: 0] += 1 }
+        model.deliveredNow[destination].formUnion(receiver.stored)
         if destination != Self.stick, let sent = sentFromBoth(receiver.stored, to: destination) { return sent }
-        // Each request that ended in a lost acknowledgement or a duplicate may come again.
-        model.resendAllowance[destination] += receiver.answered.filter { $0 == .ackLost || $0 == .duplicated }.count
+        // The records of each request that ended in a lost acknowledgement or a duplicate may come again.
+        model.resendAllowance[destination] += receiver.answered.filter { $0.outcome == .ackLost || $0.outcome == .duplicated }
+            .reduce(0) { $0 + $1.records }
         switch report.outcome {
         case .delivered, .nothingToSend, .retryLater: return nil
         case .configurationError where (try? journal.pendingMove()) != nil: return nil
@@ -121,11 +147,54 @@ extension Simulation {
         }
     }
 
+    /// Another destination of the same overland-sync run (`DestinationsRun` sends to every
+    /// destination at once, under one cursor lock): a batch of up to 50 records delivered
+    /// and acknowledged, its cursor moved in its progress record and made durable (the
+    /// floor rewritten) while the engine's own destination is mid-run.
+    func besideSync(_ destination: Int) {
+        guard let journal, !disk.isDead, (try? journal.pendingMove()) == .some(nil) else { return }
+        let name = CursorName(Self.destinations[destination])!
+        guard let next = try? journal.cursor(for: name), let reader = try? journal.records(from: next) else { return }
+        var ids: [Int] = []
+        var end = next
+        while ids.count < Self.maxBatch, let record = try? reader.next() {
+            if let id = Invariants.recordID(record.line) { ids.append(id) }
+            end = record.sequence + 1
+        }
+        guard !ids.isEmpty else { return }
+        for id in ids { model.received[destination][id, default: 0] += 1 }
+        model.deliveredNow[destination].formUnion(ids)
+        if besideFailure == nil { besideFailure = sentFromBoth(ids, to: destination) }
+        try? CursorWrites.advance(journal, name, to: end, durably: false)
+        try? CursorWrites.makeDurable(journal, name)
+    }
+
     /// A record sent from the source that is on the stick (section 12: once a record is in
     /// the target, the source never sends it again), but a trip record written again.
     func sentFromBoth(_ ids: [Int], to destination: Int) -> SimulationFailure? {
-        guard let id = ids.first(where: { model.targetIDs.contains($0) && !model.tripsWrittenAgain.contains($0) }) else { return nil }
+        guard let id = ids.first(where: { model.targetIDs.contains($0) && !model.writtenTwice.contains($0) }) else { return nil }
         return SimulationFailure(kind: "sent-twice", message: "\(Invariants.describe(id)) was sent from the journal to '\(Self.receivers[destination])' though it is on the stick")
+    }
+
+    /// Lowers a destination's cursor to the journal's first record (`destination add
+    /// --from-start`): what its receiver already has there may come again.
+    func lowerCursor(_ journal: Journal, _ destination: Int) throws(JournalError) {
+        guard let lock = try journal.tryLockCursors() else { throw .io(operation: "cursor lock held", path: journal.path, reason: "", code: 0) }
+        defer { withExtendedLifetime(lock) {} }
+        guard try journal.pendingMove() == nil else { return }
+        let name = CursorName(Self.destinations[destination])!
+        let end = try journal.endSequence()
+        let first = try journal.segments().first.map { min($0.firstSequence, end) } ?? end
+        let place = try journal.cursor(for: name)
+        guard first < place else { return }
+        let reader = try journal.records(from: first)
+        while let record = try reader.next(), record.sequence < place {
+            guard let id = Invariants.recordID(record.line) else { continue }
+            if model.received[destination][id] != nil { model.resendAllowance[destination] += 1 }
+            // Unsent again for this destination: a move may now carry it (`Model.acknowledged`).
+            model.acknowledged.remove(id)
+        }
+        try CursorWrites.advance(journal, name, to: first)
     }
 
     func prune(_ journal: Journal) throws(JournalError) {
@@ -133,6 +202,8 @@ extension Simulation {
         defer { withExtendedLifetime(lock) {} }
         model.highestEnd = max(model.highestEnd, try journal.endSequence())
         let readers = Self.destinations.map { CursorName($0)! }
-        try journal.removeSentSegments(now: disk.now, readers: readers)
+        // As overland-sync's run does after its drains (`DestinationsRun`): the configured
+        // destinations are every reader, the floor not consulted.
+        coverage.segmentsRemoved += try journal.removeSentSegments(now: disk.now, readers: readers, onlyReaders: true).count
     }
 }

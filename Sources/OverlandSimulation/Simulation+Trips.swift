@@ -23,6 +23,7 @@ extension Simulation {
         guard try Trip.active(in: journal) == nil else { return }
         disk.now += 1
         try Trip(mode: mode, start: disk.now, startSequence: try journal.endSequence()).save(in: journal)
+        model.startedTrips.insert(Invariants.tripID(start: disk.now))
     }
 
     /// The logger's automatic stop. Its record, once the stop returned, is never to be lost;
@@ -30,7 +31,7 @@ extension Simulation {
     /// stop cut short by a power cut before it cleared the trip: `TripSummary.isRecorded`).
     /// When that record has left the journal since (moved to the stick, or removed by
     /// retention once every destination had it), the stop cannot see it and writes it
-    /// again: a duplicate, never a loss (`Model.tripsWrittenAgain`). It is counted so before
+    /// again: a duplicate, never a loss (`Model.writtenTwice`). It is counted so before
     /// the stop runs, since a power cut inside the stop may keep the second copy without the
     /// stop returning (issue 26, seed 709558469): every check then treats it alike.
     func stopTrip(_ journal: Journal, _ appender: JournalAppender) throws {
@@ -39,7 +40,7 @@ extension Simulation {
         let hadRecord = model.committed.contains(id)
         let heldBefore = try Self.holds(id, in: journal, from: trip.startSequence)
         let end = try journal.endSequence()
-        let mayWriteAgain = hadRecord && !heldBefore && !model.tripsWrittenAgain.contains(id)
+        let mayWriteAgain = hadRecord && !heldBefore && !model.writtenTwice.contains(id)
         if mayWriteAgain { allowTripWrittenAgain(id, by: 1) }
         disk.now += 1
         guard try AutomaticTripStop.stop(in: journal, appender: appender, settings: Self.tripSettings, now: disk.now) else { return }
@@ -53,9 +54,9 @@ extension Simulation {
     }
 
     /// Counts (`by` 1) or uncounts (-1) a trip record a stop may write a second time: its
-    /// id allowed twice (`Model.tripsWrittenAgain`), each receiver's resend allowance one more.
+    /// id allowed twice (`Model.writtenTwice`), each receiver's resend allowance one more.
     func allowTripWrittenAgain(_ id: Int, by change: Int) {
-        if change > 0 { model.tripsWrittenAgain.insert(id) } else { model.tripsWrittenAgain.remove(id) }
+        if change > 0 { model.writtenTwice.insert(id) } else { model.writtenTwice.remove(id) }
         for index in model.resendAllowance.indices { model.resendAllowance[index] += change }
     }
 

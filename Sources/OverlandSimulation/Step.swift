@@ -13,8 +13,16 @@ public enum Step: Sendable, Equatable, CustomStringConvertible {
     /// batches of `batch`, its receiver answering the requests as `outcomes` say, in turn
     /// (past them: reset, and the run ends).
     case engine(destination: Int, batch: Int, outcomes: [Delivery])
+    /// One overland-sync run sending to two destinations at once (`DestinationsRun`): the
+    /// sync engine to `destination` as `engine` does, and at each of its requests the
+    /// destination `beside` gets a batch acknowledged, its cursor made durable (and the
+    /// floor rewritten) while the first is mid-run.
+    case engines(destination: Int, beside: Int, outcomes: [Delivery])
     /// Retention: sealed segments every destination acknowledged are deleted.
     case prune
+    /// A destination's cursor lowered to the journal's first record, as `overland
+    /// destination add --from-start` places it: its receiver gets those records again.
+    case lowerCursor(destination: Int)
     /// `overland journal repair`.
     case repair
     /// `overland journal move --to` the stick (`Simulation.stickPath`), finishing an
@@ -32,6 +40,11 @@ public enum Step: Sendable, Equatable, CustomStringConvertible {
     /// The power goes off at the `change`-th change of the next step (or after it when it
     /// makes fewer); `image` seeds the choice of crash state.
     case cut(change: Int, image: UInt64)
+    /// A fault the process survives at the `change`-th change of the next step that it
+    /// applies to (`SimulatedDisk.Fault`: EIO or ENOSPC on `count` calls in a row, an fsync
+    /// that drops its pages, the stick pulled); the process carries on, and the invariants
+    /// are checked on what it left, live. `image` seeds what a pulled stick kept.
+    case fault(change: Int, kind: SimulatedDisk.Fault.Kind, count: Int, image: UInt64)
 
     /// What a receiver did with a request.
     public enum Delivery: String, Sendable, CaseIterable {
@@ -53,14 +66,22 @@ public enum Step: Sendable, Equatable, CustomStringConvertible {
         case .sync(let destination, let batch, let outcome): "sync to \(Simulation.destinations[destination]): up to \(batch) records, \(outcome.rawValue)"
         case .engine(let destination, let batch, let outcomes):
             "sync engine run to \(Simulation.destinations[destination]), batches of \(batch): \(outcomes.map(\.rawValue).joined(separator: ", ")), then reset"
+        case .engines(let destination, let beside, let outcomes):
+            "one sync run to \(Simulation.destinations[destination]) (the engine: \(outcomes.map(\.rawValue).joined(separator: ", ")), then reset) and "
+                + "\(Simulation.destinations[beside]) at once (a batch acknowledged at each request)"
         case .prune: "remove sent segments"
+        case .lowerCursor(let destination): "lower the cursor of \(Simulation.destinations[destination]) to the journal's first record"
         case .repair: "journal repair"
         case .move(let seal): "journal move to the stick" + (seal ? " (--seal, the logger stopped)" : "")
         case .stickEngine(let outcomes):
             "sync engine run of the stick's journal to stick, batches of \(Simulation.maxBatch): \(outcomes.map(\.rawValue).joined(separator: ", ")), then reset"
         case .tripStart(let mode): "trip start (\(mode))"
         case .tripStop: "trip stop (automatic)"
-        case .cut(let change, let image): "power cut at change \(change) of the next step (image \(image))"
+        case .cut(let change, let image):
+            "power cut at change \(change) of the next step, modulo the most changes a step of its kind made so far (image \(image))"
+        case .fault(let change, let kind, let count, let image):
+            "\(kind.rawValue)" + (count > 1 ? " \(count) times" : "") + " from change \(change) of the next step (modulo, as a cut's)"
+                + (kind == .vanish ? " (the stick pulled, plugged in again after it: image \(image))" : "")
         }
     }
 
@@ -75,12 +96,53 @@ public enum Step: Sendable, Equatable, CustomStringConvertible {
             let place = places.randomElement(using: &random)!
             steps.insert(contentsOf: extra, at: place)
         }
+        var faults = SeededRandom(seed: seed ^ 0x6661_756C_7473)
+        insertFaults(into: &steps, using: &faults)
         return steps
     }
 
+    /// 0 to 3 faults the process survives, each before a step that has no cut planned: a
+    /// pulled stick before a move (two in five moves' faults), else EIO, ENOSPC (once, or
+    /// twice in a row) or an fsync that drops its pages, at a change anywhere in the step.
+    static func insertFaults(into steps: inout [Step], using random: inout SeededRandom) {
+        for _ in 0..<Int.random(in: 0...3, using: &random) {
+            let places = steps.indices.filter { !steps[$0].isCut && ($0 == 0 || !steps[$0 - 1].isCut) }
+            guard let place = places.randomElement(using: &random) else { return }
+            let isMove = if case .move = steps[place] { true } else { false }
+            let kind: SimulatedDisk.Fault.Kind = isMove && random.chance(0.4)
+                ? .vanish : [.eio, .enospc, .fsyncDrops].randomElement(using: &random)!
+            // Taken modulo the longest step of its kind so far (`Simulation.reach`).
+            let change = Int.random(in: 1...160, using: &random)
+            steps.insert(.fault(change: change, kind: kind, count: random.chance(0.3) ? 2 : 1, image: random.next()), at: place)
+        }
+    }
+
+    /// The step's kind, for the lengths cuts are drawn over (`Simulation.reach`).
+    var kind: String {
+        switch self {
+        case .log: "log"
+        case .seal: "seal"
+        case .timeIndex: "time index"
+        case .sync: "sync"
+        case .engine: "engine"
+        case .engines: "engines"
+        case .prune: "prune"
+        case .lowerCursor: "lower cursor"
+        case .repair: "repair"
+        case .move: "move"
+        case .stickEngine: "stick engine"
+        case .tripStart: "trip start"
+        case .tripStop: "trip stop"
+        case .cut: "cut"
+        case .fault: "fault"
+        }
+    }
+
     var isCut: Bool {
-        if case .cut = self { return true }
-        return false
+        switch self {
+        case .cut, .fault: true
+        default: false
+        }
     }
 
     /// 2 to 10 groups of steps to put into a base workload: moves (about a third of them
@@ -91,18 +153,48 @@ public enum Step: Sendable, Equatable, CustomStringConvertible {
         for _ in 0..<Int.random(in: 2...10, using: &random) {
             var group: [Step]
             var cutChance = 0.35
+            var longest = 40
+            var cutPlace: Int?
             switch Int.random(in: 0..<100, using: &random) {
-            case 0..<35: group = [.move(seal: random.chance(0.3))]
+            case 0..<35:
+                group = [.move(seal: random.chance(0.3))]
+                // A move makes up to about 160 changes: its cut may come anywhere in it.
+                longest = 160
             case 35..<50:
                 group = [.stickEngine(outcomes: (0..<Int.random(in: 1...3, using: &random)).map { _ in
                     Delivery.allCases.randomElement(using: &random)!
                 })]
             case 50..<72: group = [.tripStart(mode: ["car", "walk", "bicycle"].randomElement(using: &random)!)]
+            case 72..<82:
+                // The active segment sealed and a new one begun, every destination drained,
+                // then retention: segments really deleted.
+                group = [.seal, .log(count: 1, pad: 1)]
+                group += Simulation.destinations.indices.map {
+                    .engine(destination: $0, batch: Simulation.maxBatch, outcomes: Array(repeating: .acknowledged, count: 12))
+                }
+                group.append(.prune)
+                cutChance = 0.5
+            case 82..<86: group = [.lowerCursor(destination: Int.random(in: 0..<Simulation.destinations.count, using: &random))]
+            case 86..<93:
+                let pair = Simulation.destinations.indices.shuffled(using: &random)
+                group = [.engines(destination: pair[0], beside: pair[1], outcomes: (0..<Int.random(in: 1...4, using: &random)).map { _ in
+                    random.chance(0.7) ? .acknowledged : Delivery.allCases.randomElement(using: &random)!
+                })]
+                cutChance = 0.6
             default:
                 group = [.tripStop]
                 cutChance = 0.5
+                // Half the stops end a trip started just before, and run again after it (a
+                // stop cut short finishes on its next run).
+                if random.chance(0.5) {
+                    group = [.tripStart(mode: "car"), .tripStop, .tripStop]
+                    cutPlace = 1
+                }
             }
-            if random.chance(cutChance) { group.insert(.cut(change: Int.random(in: 1...30, using: &random), image: random.next()), at: 0) }
+            // The cut falls into the group's last step (retention after the drains).
+            if random.chance(cutChance) {
+                group.insert(.cut(change: Int.random(in: 1...longest, using: &random), image: random.next()), at: cutPlace ?? group.count - 1)
+            }
             groups.append(group)
         }
         return groups
@@ -131,7 +223,7 @@ public enum Step: Sendable, Equatable, CustomStringConvertible {
                                    outcome: Delivery.allCases.randomElement(using: &random)!))
             case 72..<78: steps.append(.prune)
             case 78..<81: steps.append(.repair)
-            default: steps.append(.cut(change: Int.random(in: 1...40, using: &random), image: random.next()))
+            default: steps.append(.cut(change: Int.random(in: 1...60, using: &random), image: random.next()))
             }
         }
         return steps

@@ -1,6 +1,7 @@
 // journal-sim: the seeded explorer of power cuts (issue 26, docs/reliability.md). Each
-// seed runs a workload on a simulated disk, cuts the power at random changes, recovers
-// with the real code and checks the invariants. Not installed.
+// seed runs a workload on a simulated disk, cuts the power at random changes and injects
+// faults the process survives (issue 36), recovers with the real code and checks the
+// invariants. Not installed; measured by scripts/mutate.
 //
 //   journal-sim --seeds N [--first S] [--disk-ignores dir-fsync|fsync]
 //
@@ -66,9 +67,10 @@ for seed in first..<(first &+ seeds) {
     coverage = coverage + outcome.coverage
     guard let violation = outcome.violation else { continue }
     emit("seed \(seed) failed \(violation)", to: 1)
-    let (steps, shrunk) = await explorer.shrink(outcome.steps) ?? (outcome.steps, violation)
+    let (steps, shrunk) = await explorer.shrink(outcome.steps, stickOnFAT: outcome.stickOnFAT) ?? (outcome.steps, violation)
     emit("minimal trace (\(steps.count) of \(outcome.steps.count) steps), ending \(shrunk):", to: 1)
-    emit("  setup: create \(Simulation.journalPath), place the cursors of \(Simulation.destinations.joined(separator: ", ")) at 0, make /stick (the stick's mount point)", to: 1)
+    emit("  setup: create \(Simulation.journalPath), place the cursors of \(Simulation.destinations.joined(separator: ", ")) at 0, make /stick (the stick's mount point"
+         + (outcome.stickOnFAT ? ", FAT's model)" : ")"), to: 1)
     for (index, step) in steps.enumerated() { emit("  \(index): \(step)", to: 1) }
     emit("  end: power cut, recovery, the invariants checked", to: 1)
     emit("replay: journal-sim --seeds 1 --first \(seed)" + (ignores == .nothing ? "" : " --disk-ignores \(ignores.rawValue)"), to: 1)
@@ -79,4 +81,4 @@ let seconds = Double(clock.tv_sec) + Double(clock.tv_nsec) / 1e9 - started
 emit("\(seeds) seeds, \(crashStates) crash states checked, every invariant held (\(Int(Double(crashStates) / max(seconds, 0.001))) states/s; "
      + "\(coverage.movedRecords) records moved to the stick, \(coverage.stickReceived) delivered from it, "
      + "\(coverage.tripRecords) trip records, \(coverage.cutsInMoves) cuts inside a move, \(coverage.cutsInTripStops) inside a trip stop, "
-     + "\(coverage.tripsWrittenAgain) trip records written again)", to: 1)
+     + "\(coverage.tripsWrittenAgain) trip records written again, \(coverage.faults) faults survived, \(coverage.segmentsRemoved) segments removed by retention)", to: 1)
