@@ -34,6 +34,10 @@ public final class MQTTSender: SyncDestination {
     /// for its second to be up.
     private var lastReport: ContinuousClock.Instant?
     private var reportPending = false
+    /// Messages on `TOPIC/cmd` dropped (over the count or the rate) and not said yet, and
+    /// when that was last said.
+    private var overflow = 0
+    private var overflowSaid: ContinuousClock.Instant?
     /// Subscribe to `TOPIC/cmd` on connecting (for `--watch`): the connection is then made
     /// at the first run even when nothing is due, with a persistent session (clean session
     /// off, the stable client id) so that commands sent while it is away wait at the broker.
@@ -522,9 +526,13 @@ public final class MQTTSender: SyncDestination {
             for message in client.takeMessages() where message.topic == messages.commandTopic {
                 onCommand(try handle(command: message))
             }
-            if client.overflow > 0 {
-                onCommand(.ignored("\(Plural.count(client.overflow, "message")) on '\(messages.commandTopic)' dropped unread: more than "
+            overflow += client.overflow
+            // Said once, then at most every 10 s while a flood lasts.
+            if overflow > 0, overflowSaid.map({ timing.monotonicClock() - $0 >= .seconds(10) }) ?? true {
+                onCommand(.ignored("\(Plural.count(overflow, "message")) on '\(messages.commandTopic)' dropped unread: more than "
                                    + "\(MQTTSession.messagesPerSecond) a second or \(MQTTSession.messageLimit) waiting"))
+                overflow = 0
+                overflowSaid = timing.monotonicClock()
             }
             if reportPending, let last = lastReport, timing.monotonicClock() - last >= .seconds(1) {
                 reportPending = false
