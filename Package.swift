@@ -22,12 +22,6 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["libz-dev"])]
         ),
-        // The system libmosquitto (Debian: libmosquitto-dev for the headers, libmosquitto1
-        // at run time), the MQTT client library the OwnTracks Recorder and ocli use, and
-        // OpenSSL (libssl-dev; libssl3, which libmosquitto1 needs too), the MQTT relay's TLS
-        // to the broker. Both are opened with dlopen when an MQTT destination runs, not
-        // linked: nothing else loads them.
-        .target(name: "CMosquitto"),
         // A small JSON reader and writer over bytes: no Foundation, bounded depth and size.
         .target(name: "OverlandJSON"),
         // Input decoding (NMEA 0183, gpsd JSON, u-blox UBX: the formats of InputDecoders.all):
@@ -51,12 +45,17 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
-        // MQTT: a client over libmosquitto (connect, TLS, QoS 1 publishes acknowledged by
-        // message id, subscriptions, every wait bounded), and the sender that drains a
-        // journal to a broker as OwnTracks messages.
+        // MQTT: a client on SwiftNIO and NIOSSL (a bounded frame decoder, QoS 1 publishes
+        // in a window acknowledged by packet id, subscriptions, keep-alive, every wait
+        // bounded), and the sender that drains a journal to a broker as OwnTracks messages.
         .target(
             name: "OverlandMQTT",
-            dependencies: ["CMosquitto", "OverlandJournal", "OverlandProtocol", "OverlandJSON", "OverlandSync"]
+            dependencies: [
+                "OverlandJournal", "OverlandProtocol", "OverlandJSON", "OverlandSync",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
         ),
         // From fixes to records: filters, device metadata (battery, wifi, ids), motion, trips.
         .target(
@@ -159,8 +158,7 @@ let package = Package(
 //   the executable's symbols at run time, and its 28,000 exported ones put 2.5 MiB of
 //   symbol tables in memory.
 // Together: 31.5 MiB -> 23.5 MiB peak RSS for a small drain. The executables need only
-// the system's libc, libm, libstdc++, libgcc_s, zlib and libmosquitto (which brings libssl
-// and libcrypto) at run time (`ldd`).
+// the system's libc, libm, libstdc++, libgcc_s and zlib at run time (`ldd`).
 let staticRelease = BuildSettingCondition.when(platforms: [.linux], configuration: .release)
 for target in package.targets where target.type == .regular || target.type == .executable {
     target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-static-stdlib"], staticRelease)]

@@ -29,6 +29,8 @@ struct MQTTCommandLines: Sendable {
                     Terminal.error(tool + "setConfiguration: applied, but not remembered (it will be applied again): \(error)")
                 }
             }
+        case .reportedRecently:
+            if verbose { Terminal.error(tool + "reportLocation: answered less than a second ago; once more when the second is up") }
         case .alreadyApplied:
             if verbose { Terminal.error(tool + "setConfiguration: the retained command was applied before; not again") }
         case .ignored(let why):

@@ -5,7 +5,7 @@ import Musl
 #endif
 
 /// Runs blocking work on a thread of its own and awaits it: an MQTT drain waits on its
-/// socket for PUBACKs (libmosquitto, up to the request timeout), and run in a task it would
+/// connection for PUBACKs (`MQTTClient.step`, up to the request timeout), and run in a task it would
 /// hold one of the cooperative pool's threads, which are as many as the cores (two on a
 /// small device), from the other destinations of the same run.
 enum BlockingWork {

@@ -1,19 +1,18 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-import CMosquitto
+import NIOCore
+import NIOPosix
+import NIOSSL
 import OverlandJSON
 import OverlandProtocol
+import OverlandSync
 
-/// One connection to an MQTT broker through libmosquitto, driven from the caller's thread:
-/// no background thread, and every wait is `mosquitto_loop` with a timeout cut to a
-/// deadline, so nothing here blocks past the connect or request timeout (except name
-/// resolution, which libmosquitto does with the system's blocking resolver).
+/// One connection to an MQTT broker (MQTT 3.1.1 or 5), on SwiftNIO: TCP, or TLS through
+/// NIOSSL for `mqtts://` with the trust rule of every destination (`TLSTrust`). One socket,
+/// to the broker; what it reads is bounded (`MQTTFrameDecoder`, `MQTTSession`) and
+/// acknowledged on NIO's event loop (`MQTTChannelHandler`).
 ///
-/// Not thread-safe: one task uses a client at a time. libmosquitto's callbacks run inside
-/// `pump`, on that task's thread, and only record what happened.
+/// The caller's thread publishes (appended to one write, sent at the next `step`), and
+/// waits in `step` or `pump` for what the broker said, every wait bounded by a deadline.
+/// Not thread-safe: one task uses a client at a time.
 public final class MQTTClient {
     /// A message received on a subscribed topic.
     public struct Message: Sendable, Equatable {
@@ -23,115 +22,38 @@ public final class MQTTClient {
     }
 
     public let options: MQTTClientOptions
-    private let handle: OpaquePointer
-    private var userData: Unmanaged<MQTTClient>?
-    /// The broker's connection (TCP, or TLS for `mqtts://`): libmosquitto reads only what
-    /// passed its packet filter. Nil until `connect`.
-    private var relay: MQTTRelay?
-
-    // What the callbacks recorded.
-    private var connack: Int32?
+    private let session: MQTTSession
+    private let tls: NIOSSLContext?
+    private var channel: Channel?
+    /// Publishes written since the last flush: one write for many.
+    private var pending: [UInt8] = []
+    private var nextPacketID: UInt16 = 0
     private var connected = false
-    /// Set when the connection ended (libmosquitto's reason code).
-    private var disconnectReason: Int32?
-    /// Message ids whose PUBACK arrived, with the reason code (MQTT 5; 0 in 3.1.1).
-    private var acknowledgements: [(mid: Int32, reason: Int32)] = []
-    /// SUBACKs received: message id and the first granted QoS (0x80 and up: refused).
-    private var subscribed: [Int32: Int32] = [:]
-    private var received: [Message] = []
-    /// Publishes not yet acknowledged.
-    public private(set) var inFlight: Set<Int32> = []
+    /// Messages not kept since the last `takeMessages` (over the count or the rate).
+    public private(set) var overflow = 0
 
-    /// libmosquitto, opened on first use (it is not linked: see CMosquitto), or why not.
-    private static let library: String? = {
-        var message = [CChar](repeating: 0, count: 256)
-        guard overland_mosquitto_open(&message, message.count) == 0 else {
-            return String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        }
-        mosquitto_lib_init()
-        return nil
-    }()
-
-    /// A client for `options`, not yet connected. Throws `.configuration` when libmosquitto
-    /// cannot be loaded or refuses the options (a client id, a will, a CA file it cannot load).
+    /// A client for `options`, not yet connected. Throws `.configuration` when the CA file
+    /// cannot be used or a password comes without a user name.
     public init(options: MQTTClientOptions) throws(MQTTError) {
-        if let failure = Self.library { throw .configuration(failure) }
         self.options = options
-        guard let made = mosquitto_new(options.clientID, options.cleanSession, nil) else {
-            throw .configuration("cannot create an mqtt client: \(String(cString: strerror(errno)).lowercased())")
-        }
-        handle = made
-        let retained = Unmanaged.passUnretained(self)
-        userData = retained
-        mosquitto_user_data_set(handle, retained.toOpaque())
-        try configure()
-    }
-
-    deinit {
-        mosquitto_destroy(handle)
-        relay?.close()
-    }
-
-    private func configure() throws(MQTTError) {
-        let version = options.protocolVersion == .v5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311
-        try check(mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, Int32(version)), "protocol version")
-        // libmosquitto queues past this many QoS 1 publishes; the sender keeps below it anyway.
-        _ = mosquitto_int_option(handle, MOSQ_OPT_SEND_MAXIMUM, Int32(max(1, min(options.inFlightWindow, 65_535))))
-        _ = mosquitto_int_option(handle, MOSQ_OPT_TCP_NODELAY, 1)
-        if let username = options.username {
-            try check(mosquitto_username_pw_set(handle, username, options.password), "user name")
-        } else if options.password != nil {
+        session = MQTTSession(topics: options.topics)
+        if options.username == nil, options.password != nil {
             throw .configuration("a password (token) needs a user name: set 'username'")
         }
-        if let will = options.will {
-            let rc = will.payload.withUnsafeBytes { bytes in
-                mosquitto_will_set(handle, will.topic, Int32(bytes.count), bytes.baseAddress, 1, will.retain)
-            }
-            try check(rc, "last will")
+        guard options.broker.usesTLS else {
+            tls = nil
+            return
         }
-        // TLS (mqtts://) is the relay's (MQTTRelay, MQTTTLS): libmosquitto speaks plain MQTT
-        // to it over loopback.
-        mosquitto_connect_v5_callback_set(handle) { _, object, code, _, _ in
-            MQTTClient.from(object)?.connack = code
-            MQTTClient.from(object)?.connected = code == 0
-        }
-        mosquitto_disconnect_v5_callback_set(handle) { _, object, code, _ in
-            guard let client = MQTTClient.from(object) else { return }
-            client.connected = false
-            client.disconnectReason = code
-        }
-        mosquitto_publish_v5_callback_set(handle) { _, object, mid, reason, _ in
-            guard let client = MQTTClient.from(object) else { return }
-            if client.inFlight.remove(mid) != nil { client.acknowledgements.append((mid, reason)) }
-        }
-        mosquitto_subscribe_v5_callback_set(handle) { _, object, mid, count, granted, _ in
-            // A SUBACK without a code is malformed: counted as a refusal.
-            MQTTClient.from(object)?.subscribed[mid] = count > 0 ? granted?.pointee ?? 0x80 : 0x80
-        }
-        mosquitto_message_v5_callback_set(handle) { _, object, message, _ in
-            guard let client = MQTTClient.from(object), let message = message?.pointee, let topic = message.topic else { return }
-            var payload: [UInt8] = []
-            if let bytes = message.payload, message.payloadlen > 0 {
-                payload = Array(UnsafeRawBufferPointer(start: bytes, count: Int(message.payloadlen)))
-            }
-            client.received.append(Message(topic: String(cString: topic), payload: payload, retained: message.retain))
+        do {
+            tls = try NIOSSLContext(configuration: try TLSTrust.clientConfiguration(caFile: options.caFile))
+        } catch let error as SyncError {
+            throw .configuration(error.description)
+        } catch {
+            throw .configuration("tls: cannot set up: \(error)")
         }
     }
 
-    private static func from(_ object: UnsafeMutableRawPointer?) -> MQTTClient? {
-        object.map { Unmanaged<MQTTClient>.fromOpaque($0).takeUnretainedValue() }
-    }
-
-    private func check(_ rc: Int32, _ what: String) throws(MQTTError) {
-        guard rc == MOSQ_ERR_SUCCESS.rawValue else { throw .configuration("mqtt \(what): \(Self.describe(rc))") }
-    }
-
-    /// libmosquitto's text for `rc`, lower-case; errno's text for a system error.
-    static func describe(_ rc: Int32, errno savedErrno: Int32 = errno) -> String {
-        if rc == MOSQ_ERR_ERRNO.rawValue { return String(cString: strerror(savedErrno)).lowercased() }
-        guard let text = mosquitto_strerror(rc) else { return "error \(rc)" }
-        return String(cString: text).lowercased()
-    }
+    deinit { channel?.close(promise: nil) }
 
     // MARK: - Connecting
 
@@ -142,66 +64,78 @@ public final class MQTTClient {
     public func connect() throws(MQTTError) {
         let deadline = ContinuousClock.now + .milliseconds(Int64(options.connectTimeout * 1000))
         let broker = options.broker
-        try connectThroughRelay(deadline: deadline)
+        let made = try open(deadline: deadline)
+        channel = made
+        made.writeAndFlush(made.allocator.buffer(bytes: MQTTPacket.connect(options)), promise: nil)
         do {
-            try pump(until: deadline) { $0.connack != nil }
+            try pump(until: deadline) { $0.session.connack != nil }
         } catch .tryLater(let message) {
-            throw .tryLater("cannot connect to \(broker): \(message.hasPrefix("no answer") ? "no connack within \(Self.seconds(options.connectTimeout)) s" : message)")
+            // A refusal is often followed at once by the broker closing: the refusal says why.
+            if let connack = session.connack, connack.code != 0 { throw Self.refusal(Int32(connack.code), broker: broker) }
+            throw .tryLater(message.hasPrefix("tls with") ? message
+                            : "cannot connect to \(broker): \(message.hasPrefix("no answer") ? "no connack within \(Self.seconds(options.connectTimeout)) s" : message)")
         }
-        guard let code = connack else { throw .tryLater("cannot connect to \(broker): no connack") }
-        if code != 0 { throw Self.refusal(code, broker: broker) }
+        guard let connack = session.connack else { throw .tryLater("cannot connect to \(broker): no connack") }
+        if connack.code != 0 { throw Self.refusal(Int32(connack.code), broker: broker) }
+        connected = true
     }
 
-    /// Connects to the broker through a relay (`MQTTRelay`), then libmosquitto to the
-    /// relay, asking an MQTT 5 broker for packets of at most `maximumPacketSize`.
-    private func connectThroughRelay(deadline: ContinuousClock.Instant) throws(MQTTError) {
+    /// The TCP connection (and TLS handler) to the broker.
+    private func open(deadline: ContinuousClock.Instant) throws(MQTTError) -> Channel {
         let broker = options.broker
-        let made = try MQTTRelay.connect(to: broker, maximumPacketSize: options.maximumPacketSize, caFile: options.caFile,
-                                         systemCAPath: options.systemCAPath, deadline: deadline)
-        let (listener, port) = try MQTTRelay.listener()
-        var properties: OpaquePointer?
-        if options.protocolVersion == .v5 {
-            _ = mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_MAXIMUM_PACKET_SIZE.rawValue), UInt32(options.maximumPacketSize))
-        }
-        errno = 0
-        let rc = mosquitto_connect_bind_v5(handle, "127.0.0.1", Int32(port), Int32(options.keepAlive), nil, properties)
-        let savedErrno = errno
-        mosquitto_property_free_all(&properties)
-        guard rc == MOSQ_ERR_SUCCESS.rawValue else {
-            close(listener)
-            if rc == MOSQ_ERR_INVAL.rawValue {
-                throw .configuration("cannot connect to \(broker): libmosquitto refuses the keep-alive or the options")
+        let handler = MQTTChannelHandler(session: session, options: options)
+        let tls = tls
+        let isAddress = (try? SocketAddress(ipAddress: broker.host, port: 0)) != nil
+        let left = max(1, Int64((deadline - ContinuousClock.now).components.seconds * 1000
+                              + (deadline - ContinuousClock.now).components.attoseconds / 1_000_000_000_000_000))
+        let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connectTimeout(.milliseconds(left))
+            .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    if let tls {
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: isAddress ? nil : broker.host))
+                    }
+                    try channel.pipeline.syncOperations.addHandler(handler)
+                }
             }
-            throw .tryLater("cannot connect to \(broker): the local relay: \(Self.describe(rc, errno: savedErrno))")
+        do {
+            return try bootstrap.connect(host: broker.host, port: broker.port).wait()
+        } catch {
+            let classified = HTTPClientTransport.classify(error, timeout: .seconds(0), limit: 0, server: broker.description)
+            if classified.kind == .connect || classified.kind == .tls { throw .tryLater(classified.message) }
+            throw .tryLater("cannot connect to \(broker): \(HTTPClientTransport.connectFailure(error))")
         }
-        try made.accept(from: listener, client: mosquitto_socket(handle), deadline: deadline)
-        relay = made
     }
 
     /// The error for a CONNACK that refused the connection (3.1.1 return codes 1-5, MQTT 5
     /// reason codes 0x80 and up).
     static func refusal(_ code: Int32, broker: MQTTBrokerURL) -> MQTTError {
-        let text = mosquitto_reason_string(code).map { String(cString: $0).lowercased() } ?? "code \(code)"
+        let text = connackText(code) ?? "code 0x\(String(code, radix: 16))"
         switch code {
         case 4, 5, 0x86, 0x87, 0x8A, 0x8C:
             // Bad user name or password, not authorized, banned, bad authentication method.
-            return .refused("\(broker) refused the connection: \(connackText(code) ?? text): check username and token")
+            return .refused("\(broker) refused the connection: \(text): check username and token")
         case 1, 0x84:
-            return .configuration("\(broker) refused the connection: \(connackText(code) ?? text): set protocol_version to the one the broker speaks")
+            return .configuration("\(broker) refused the connection: \(text): set protocol_version to the one the broker speaks")
         case 2, 0x85:
-            return .configuration("\(broker) refused the connection: \(connackText(code) ?? text): the client id")
+            return .configuration("\(broker) refused the connection: \(text): the client id")
         default:
-            return .tryLater("\(broker) refused the connection: \(connackText(code) ?? text)")
+            return .tryLater("\(broker) refused the connection: \(text)")
         }
     }
 
     private static func connackText(_ code: Int32) -> String? {
         switch code {
-        case 1: "unacceptable protocol version"
-        case 2: "identifier rejected"
-        case 3: "server unavailable"
-        case 4: "bad user name or password"
-        case 5: "not authorized"
+        case 1, 0x84: "unacceptable protocol version"
+        case 2, 0x85: "identifier rejected"
+        case 3, 0x88: "server unavailable"
+        case 4, 0x86: "bad user name or password"
+        case 5, 0x87: "not authorized"
+        case 0x8A: "banned"
+        case 0x8C: "bad authentication method"
+        case 0x89: "server busy"
+        case 0x97: "quota exceeded"
         default: nil
         }
     }
@@ -212,9 +146,8 @@ public final class MQTTClient {
 
     // MARK: - Driving the connection
 
-    /// Runs libmosquitto's network loop until `done` holds or `deadline` passes (then
-    /// `.tryLater("no answer ...")`); each wait is at most 100 ms. Throws `.tryLater` when
-    /// the connection is lost.
+    /// Waits until `done` holds or `deadline` passes (then `.tryLater("no answer ...")`);
+    /// each wait is at most 100 ms. Throws `.tryLater` when the connection is lost.
     public func pump(until deadline: ContinuousClock.Instant, _ done: (MQTTClient) -> Bool) throws(MQTTError) {
         while !done(self) {
             let left = deadline - ContinuousClock.now
@@ -224,75 +157,71 @@ public final class MQTTClient {
         }
     }
 
-    /// One turn of the loop: reads, writes and keep-alive, waiting at most `timeoutMilliseconds`.
+    /// Sends what was published and waits at most `timeoutMilliseconds` for the broker to
+    /// say something. Throws `.tryLater` once the connection has ended, with why.
     public func step(timeoutMilliseconds: Int32) throws(MQTTError) {
-        if let relay {
-            relay.pump(timeoutMilliseconds: timeoutMilliseconds)
-            if let failure = relay.failure {
-                connected = false
-                throw .tryLater(failure + "; connection closed")
-            }
+        flush()
+        if let failure = session.locked({ session.failure }) {
+            connected = false
+            throw .tryLater(failure)
         }
-        errno = 0
-        let rc = mosquitto_loop(handle, relay == nil ? timeoutMilliseconds : 0, 1)
-        let savedErrno = errno
-        // A CONNACK that refused the connection: `connect` says why.
-        if let code = connack, code != 0 { return }
-        guard rc != MOSQ_ERR_SUCCESS.rawValue else {
-            if let reason = disconnectReason, connack != nil {
-                throw .tryLater("connection lost (\(Self.describe(reason)))")
-            }
-            return
+        session.wait(milliseconds: Int(timeoutMilliseconds))
+        if let failure = session.locked({ session.failure }) {
+            connected = false
+            throw .tryLater(failure)
         }
-        connected = false
-        throw .tryLater(lossMessage(rc, errno: savedErrno))
     }
 
-    private func lossMessage(_ rc: Int32, errno savedErrno: Int32) -> String {
-        if connack == nil { return Self.describe(rc, errno: savedErrno) }
-        return "connection lost (\(Self.describe(rc, errno: savedErrno)))"
+    private func flush() {
+        guard !pending.isEmpty, let channel else { return }
+        channel.writeAndFlush(channel.allocator.buffer(bytes: pending), promise: nil)
+        pending.removeAll(keepingCapacity: true)
     }
 
     // MARK: - Publishing and subscribing
 
-    /// Queues a publish and returns its message id; the PUBACK (QoS 1) arrives through
-    /// `takeAcknowledgements` as `pump` runs. QoS 0 publishes are not tracked.
+    /// The most publishes the broker takes unacknowledged (MQTT 5's Receive Maximum), or
+    /// nil when it does not say (MQTT 3.1.1).
+    public var receiveMaximum: Int? { session.connack?.receiveMaximum.map(Int.init) }
+
+    /// A packet id not in flight.
+    private func packetID() -> UInt16 {
+        repeat {
+            nextPacketID = nextPacketID == UInt16.max ? 1 : nextPacketID + 1
+        } while session.isInFlight(nextPacketID)
+        return nextPacketID
+    }
+
+    /// Queues a publish (sent at the next `step`) and returns its message id; the PUBACK
+    /// (QoS 1) arrives through `takeAcknowledgements`. QoS 0 publishes are not tracked.
     @discardableResult
     public func publish(topic: String, payload: [UInt8], qos: Int32 = 1, retain: Bool = false) throws(MQTTError) -> Int32 {
-        var mid: Int32 = 0
-        errno = 0
-        let rc = payload.withUnsafeBytes { bytes in
-            mosquitto_publish_v5(handle, &mid, topic, Int32(bytes.count), bytes.baseAddress, qos, retain, nil)
-        }
-        let savedErrno = errno
-        switch rc {
-        case MOSQ_ERR_SUCCESS.rawValue:
-            if qos > 0 { inFlight.insert(mid) }
-            return mid
-        case MOSQ_ERR_INVAL.rawValue, MOSQ_ERR_MALFORMED_UTF8.rawValue, MOSQ_ERR_PAYLOAD_SIZE.rawValue, MOSQ_ERR_OVERSIZE_PACKET.rawValue:
-            throw .configuration("cannot publish to '\(topic)': \(Self.describe(rc))")
-        default:
-            throw .tryLater(lossMessage(rc, errno: savedErrno))
-        }
+        guard connected else { throw .tryLater(session.locked { session.failure } ?? "not connected") }
+        guard session.inFlightCount < 65_000 else { throw .tryLater("too many publishes in flight") }
+        let id: UInt16 = qos > 0 ? packetID() : 0
+        if qos > 0 { session.expect(packetID: id) }
+        MQTTPacket.publish(topic: topic, payload: payload, qos: UInt8(clamping: qos), retain: retain, packetID: id,
+                           version: options.protocolVersion, into: &pending)
+        return Int32(id)
     }
+
+    /// Whether the publish `mid` still waits for its PUBACK.
+    public func isInFlight(_ mid: Int32) -> Bool { session.isInFlight(UInt16(truncatingIfNeeded: mid)) }
 
     /// The PUBACKs received since the last call: message id and reason code (0 in MQTT 3.1.1;
     /// in MQTT 5, 0x80 and up is a refusal such as "not authorized").
-    public func takeAcknowledgements() -> [(mid: Int32, reason: Int32)] {
-        defer { acknowledgements.removeAll(keepingCapacity: true) }
-        return acknowledgements
-    }
+    public func takeAcknowledgements() -> [(mid: Int32, reason: Int32)] { session.takeAcknowledgements() }
 
-    /// The publishes the relay dropped unread since the last call (larger than
-    /// `maximumPacketSize`; those at QoS 1 acknowledged).
-    public func takeDropped() -> [MQTTPacketFilter.Dropped] {
-        relay?.takeDropped() ?? []
-    }
+    /// The publishes dropped unread since the last call (larger than `maximumPacketSize`;
+    /// those at QoS 1 acknowledged).
+    public func takeDropped() -> [MQTTFrameDecoder.Dropped] { session.takeDropped() }
 
-    /// The messages received since the last call.
+    /// The messages received on subscribed topics since the last call; `overflow` then says
+    /// how many more were not kept.
     public func takeMessages() -> [Message] {
-        defer { received.removeAll() }
-        return received
+        let taken = session.takeMessages()
+        overflow = taken.overflow
+        return taken.messages
     }
 
     /// Subscribes to `topic` at QoS 1 and waits for the SUBACK (request timeout); returns
@@ -300,43 +229,32 @@ public final class MQTTClient {
     /// in MQTT 5: not authorized, topic filter invalid...).
     @discardableResult
     public func subscribe(_ topic: String) throws(MQTTError) -> Int32 {
-        var mid: Int32 = 0
-        let rc = mosquitto_subscribe(handle, &mid, topic, 1)
-        guard rc == MOSQ_ERR_SUCCESS.rawValue else { throw .tryLater("cannot subscribe to '\(topic)': \(Self.describe(rc))") }
+        guard connected else { throw .tryLater("cannot subscribe to '\(topic)': not connected") }
+        let id = packetID()
+        session.subscribing(topic)
+        pending += MQTTPacket.subscribe(topic, qos: 1, packetID: id, version: options.protocolVersion)
         let deadline = ContinuousClock.now + .milliseconds(Int64(options.requestTimeout * 1000))
+        var granted: UInt8?
         do {
-            try pump(until: deadline) { $0.subscribed[mid] != nil }
+            try pump(until: deadline) { client in
+                granted = client.session.takeSuback(id)
+                return granted != nil
+            }
         } catch .tryLater(let message) {
             throw .tryLater("\(options.broker): subscribing to '\(topic)': \(message)")
         }
-        return subscribed.removeValue(forKey: mid) ?? 0x80
+        return Int32(granted ?? 0x80)
     }
 
-    /// Waits until every publish is acknowledged or `deadline` passes (no error then: the
-    /// caller sees what remains in `inFlight`).
-    public func drainInFlight(until deadline: ContinuousClock.Instant) throws(MQTTError) {
-        do {
-            try pump(until: deadline) { $0.inFlight.isEmpty }
-        } catch .tryLater(let message) where message.hasPrefix("no answer") {
-            return
-        }
-    }
-
-    /// Sends DISCONNECT (the broker then drops the last will) and gives the packet a moment
-    /// to leave; a connection already gone is left as it is.
+    /// Sends DISCONNECT (the broker then drops the last will) and closes once it is written;
+    /// a connection already gone is left as it is.
     public func disconnect() {
-        guard connected else { return }
-        guard mosquitto_disconnect(handle) == MOSQ_ERR_SUCCESS.rawValue else { return }
-        let deadline = ContinuousClock.now + .milliseconds(500)
-        while disconnectReason == nil, ContinuousClock.now < deadline {
-            relay?.pump(timeoutMilliseconds: 10)
-            if mosquitto_loop(handle, relay == nil ? 50 : 0, 1) != MOSQ_ERR_SUCCESS.rawValue { break }
-        }
-        // The DISCONNECT reaches the broker before the relay closes.
-        while let relay, relay.isForwarding, ContinuousClock.now < deadline { relay.pump(timeoutMilliseconds: 10) }
-        relay?.close()
+        guard connected, let channel else { return }
         connected = false
+        flush()
+        let written = channel.writeAndFlush(channel.allocator.buffer(bytes: MQTTPacket.disconnect))
+        _ = try? written.flatMap { channel.close() }.wait()
     }
 
-    public var isConnected: Bool { connected }
+    public var isConnected: Bool { connected && session.locked { session.failure == nil } }
 }

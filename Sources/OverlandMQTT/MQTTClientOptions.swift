@@ -2,7 +2,7 @@ import OverlandProtocol
 
 /// How a client connects: the broker, who it is, TLS, and its deadlines.
 public struct MQTTClientOptions: Sendable, Equatable {
-    /// MQTT protocol versions libmosquitto speaks that brokers of today accept.
+    /// The MQTT protocol versions this client speaks.
     public enum ProtocolVersion: String, Sendable, CaseIterable {
         case v311 = "3.1.1"
         case v5 = "5"
@@ -32,8 +32,6 @@ public struct MQTTClientOptions: Sendable, Equatable {
     public var protocolVersion = ProtocolVersion.v311
     /// A PEM file of certificate authorities to trust instead of the system's.
     public var caFile: String?
-    /// The system's certificate authorities, hashed (Debian: ca-certificates).
-    public var systemCAPath = "/etc/ssl/certs"
     public var will: Will?
     /// Seconds to resolve, connect, finish TLS and receive the CONNACK.
     public var connectTimeout: Double = 10
@@ -45,9 +43,13 @@ public struct MQTTClientOptions: Sendable, Equatable {
     /// whose subscriptions the broker keeps and whose QoS 1 messages it queues while the
     /// client is away (the client id must be stable: it is, `MQTTClientID`).
     public var cleanSession = true
+    /// The topics this client subscribes to: messages on them are kept from the CONNACK on
+    /// (a persistent session's queued messages may come before the SUBACK); messages on
+    /// any other topic are passed over.
+    public var topics: Set<String> = []
     /// The largest packet taken from the broker, fixed header included: a command is at
     /// most 64 KiB (`OwnTracksCommand`), nothing else a broker sends this client comes
-    /// near. Larger publishes are dropped unread (`MQTTPacketFilter`); MQTT 5 brokers are
+    /// near. Larger publishes are dropped unread (`MQTTFrameDecoder`); MQTT 5 brokers are
     /// told (the CONNECT's Maximum Packet Size) and drop them themselves.
     public var maximumPacketSize = 128 * 1024
 

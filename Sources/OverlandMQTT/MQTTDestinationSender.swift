@@ -5,8 +5,8 @@ import OverlandSync
 
 /// An MQTT destination as `DestinationsRun` runs it: each run goes to this process's
 /// sender for the journal and destination (`MQTTSenders`, which keeps its connection
-/// between runs in `--watch`), on a thread of its own (`BlockingWork`: libmosquitto waits
-/// on its socket).
+/// between runs in `--watch`), on a thread of its own (`BlockingWork`: the client waits
+/// for the broker's answers).
 public struct MQTTDestinationSender: DestinationSender {
     public let name: CursorName
     /// The destination's keys.

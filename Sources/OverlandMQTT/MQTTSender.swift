@@ -30,6 +30,14 @@ public final class MQTTSender: SyncDestination {
     private var client: MQTTClient?
     /// Whether `TOPIC/cmd` is subscribed on the current connection.
     private var listening = false
+    /// When `reportLocation` was last answered, and whether one came since that waits
+    /// for its second to be up.
+    private var lastReport: ContinuousClock.Instant?
+    private var reportPending = false
+    /// Messages on `TOPIC/cmd` dropped (over the count or the rate) and not said yet, and
+    /// when that was last said.
+    private var overflow = 0
+    private var overflowSaid: ContinuousClock.Instant?
     /// Subscribe to `TOPIC/cmd` on connecting (for `--watch`): the connection is then made
     /// at the first run even when nothing is due, with a persistent session (clean session
     /// off, the stable client id) so that commands sent while it is away wait at the broker.
@@ -70,8 +78,10 @@ public final class MQTTSender: SyncDestination {
         switch begin(sendNow: sendNow) {
         case .failed(let report):
             return report
-        case .held(let report, let opened):
-            return finish(listen(whileHeld: report, broker: broker), opened)
+        case .held(let report, var opened):
+            var held = listen(whileHeld: report, broker: broker, state: &opened.state)
+            if held.outcome == .retryLater { saveState(opened.state, into: &held) }
+            return finish(held, opened)
         case .due(var opened):
             let attemptedAt = timing.wallClock()
             var report = drain(broker: broker)
@@ -90,15 +100,20 @@ public final class MQTTSender: SyncDestination {
     }
 
     /// A run the schedule holds: in `--watch`, listening starts now, not at the first due
-    /// send (commands wait for no one).
-    private func listen(whileHeld held: SyncReport, broker: MQTTBrokerURL) -> SyncReport {
+    /// send (commands wait for no one); unless the backoff holds it: a connection that
+    /// failed is not tried again before the backoff says, as for a send. A failed attempt
+    /// to listen is a failure like a send's (`recordFailure`: the backoff starts).
+    private func listen(whileHeld held: SyncReport, broker: MQTTBrokerURL, state: inout SyncState) -> SyncReport {
         guard listensForCommands else { return held }
-        var held = held
+        if case .backingOff = held.outcome { return held }
         do {
             try connectIfNeeded(broker: broker)
         } catch {
             close(gracefully: false)
-            held.warnings.append("commands: \(error)")
+            let message = "commands: \(error)"
+            state.lastAttempt = timing.wallClock()
+            recordFailure(&state, message: message)
+            return SyncReport(outcome: .retryLater, message: message)
         }
         if let refusal = commandRefusal { return SyncReport(outcome: .retryLater, message: refusal) }
         return held
@@ -187,6 +202,7 @@ public final class MQTTSender: SyncDestination {
         client = nil
         var options = destination.clientOptions(broker: broker, will: messages.lastWill(connectedAt: timing.wallClock()))
         options.cleanSession = !listensForCommands
+        if listensForCommands { options.topics = [messages.commandTopic] }
         let made = try MQTTClient(options: options)
         try made.connect()
         client = made
@@ -213,7 +229,7 @@ public final class MQTTSender: SyncDestination {
         let mid = try client.publish(topic: message.topic, payload: message.payload, retain: message.retained)
         let deadline = ContinuousClock.now + .milliseconds(Int64(destination.requestTimeout * 1000))
         do {
-            try client.pump(until: deadline) { !$0.inFlight.contains(mid) }
+            try client.pump(until: deadline) { !$0.isInFlight(mid) }
         } catch .tryLater(let text) where text.hasPrefix("no answer") {
             throw .tryLater("\(destination.displayBroker): no puback within \(Int(destination.requestTimeout)) s")
         }
@@ -303,7 +319,8 @@ public final class MQTTSender: SyncDestination {
     /// time is up (`report` then says `.maxTimeReached`).
     private func publish(from reader: JournalReader, to client: MQTTClient, into window: inout InFlight,
                          source: inout Source, report: inout SyncReport, stopAt: ContinuousClock.Instant?) throws {
-        while !source.isDone, window.unrecorded < destination.inFlightWindow {
+        let limit = min(destination.inFlightWindow, client.receiveMaximum ?? Int.max)
+        while !source.isDone, window.unrecorded < limit {
             if let stopAt, report.sentRecords + window.waiting > 0, ContinuousClock.now >= stopAt {
                 source.stopPublishing = true
                 report.outcome = .maxTimeReached
@@ -480,6 +497,9 @@ public final class MQTTSender: SyncDestination {
     public enum CommandOutcome: Sendable {
         /// `reportLocation` answered with the newest point (nil: the journal has none).
         case reportedLocation(published: Bool)
+        /// `reportLocation` again within a second of the last answer: those of that second
+        /// are answered once, when it is up.
+        case reportedRecently
         /// `setConfiguration`: the `configuration` object, for the caller to apply; for a
         /// retained message, its fingerprint, for `rememberApplied` once it is applied.
         case setConfiguration(JSONValue, retained: String?)
@@ -503,6 +523,18 @@ public final class MQTTSender: SyncDestination {
             for message in client.takeMessages() where message.topic == messages.commandTopic {
                 onCommand(try handle(command: message))
             }
+            overflow += client.overflow
+            // Said once, then at most every 10 s while a flood lasts.
+            if overflow > 0, overflowSaid.map({ timing.monotonicClock() - $0 >= .seconds(10) }) ?? true {
+                onCommand(.ignored("\(Plural.count(overflow, "message")) on '\(messages.commandTopic)' dropped unread: more than "
+                                   + "\(MQTTSession.messagesPerSecond) a second or \(MQTTSession.messageLimit) waiting"))
+                overflow = 0
+                overflowSaid = timing.monotonicClock()
+            }
+            if reportPending, let last = lastReport, timing.monotonicClock() - last >= .seconds(1) {
+                reportPending = false
+                onCommand(try reportLocation())
+            }
             for dropped in client.takeDropped() {
                 onCommand(.ignored("a message of \(dropped.size) bytes on '\(PrintableText.sanitised(dropped.topic, allowLineBreaks: false))' dropped unread: "
                                    + "more than the \(client.options.maximumPacketSize) bytes this client takes"))
@@ -520,9 +552,13 @@ public final class MQTTSender: SyncDestination {
         switch command {
         case .reportLocation:
             guard destination.commands != .none else { return .ignored(notAllowed("reportLocation", needs: "report")) }
-            guard let point = newestPoint() else { return .reportedLocation(published: false) }
-            try publishAndWait(messages.location(point, retain: !destination.loggingMode.sendsEveryPoint || destination.pubRetain, trigger: "r"))
-            return .reportedLocation(published: true)
+            // One answer a second: requests within a second of the last answer get one
+            // more, when the second is up (`idle`), so a flood costs one point a second.
+            if let last = lastReport, timing.monotonicClock() - last < .seconds(1) {
+                reportPending = true
+                return .reportedRecently
+            }
+            return try reportLocation()
         case .setConfiguration(let configuration):
             guard destination.commands == .all else { return .ignored(notAllowed("setConfiguration", needs: "all")) }
             guard message.retained else { return .setConfiguration(configuration, retained: nil) }
@@ -532,6 +568,14 @@ public final class MQTTSender: SyncDestination {
         case .unsupported(let action):
             return .ignored("command '\(action)' is not one this tool takes (reportLocation, setConfiguration)")
         }
+    }
+
+    /// Publishes the journal's newest point, `t`:`r`.
+    private func reportLocation() throws(MQTTError) -> CommandOutcome {
+        lastReport = timing.monotonicClock()
+        guard let point = newestPoint() else { return .reportedLocation(published: false) }
+        try publishAndWait(messages.location(point, retain: !destination.loggingMode.sendsEveryPoint || destination.pubRetain, trigger: "r"))
+        return .reportedLocation(published: true)
     }
 
     /// Records that the retained command with `fingerprint` was applied: the broker's next

@@ -10,8 +10,7 @@ import OverlandProtocol
 /// The real transport: AsyncHTTPClient over HTTP/1.1 or HTTP/2, one client (and its
 /// connection pool) for a whole run, so that batches reuse one connection.
 ///
-/// - TLS verifies the server's certificate and name against the system's roots, or only
-///   against the PEM file `caFile` when one is configured (a private CA).
+/// - TLS verifies the server's certificate and name as every destination does (`TLSTrust`).
 /// - Redirects are never followed: a POST that is redirected would lose its body or its
 ///   method in many clients, and following one could carry the `Authorization` header to
 ///   another host. A 3xx comes back as a reply, which the engine reports with its
@@ -31,18 +30,7 @@ public final class HTTPClientTransport: Transport {
     /// Creates a client for `configuration` (TLS, timeouts, reply limit). Throws
     /// `SyncError.configuration` when the CA file cannot be used.
     public init(configuration: SyncConfiguration) throws(SyncError) {
-        var tls = TLSConfiguration.makeClientConfiguration()
-        if let caFile = configuration.caFile {
-            do {
-                let certificates = try NIOSSLCertificate.fromPEMFile(caFile)
-                guard !certificates.isEmpty else { throw SyncError.configuration("ca file '\(caFile)' holds no certificate") }
-                tls.trustRoots = .certificates(certificates)
-            } catch let error as SyncError {
-                throw error
-            } catch {
-                throw .configuration("cannot use ca file '\(caFile)': \(error)")
-            }
-        }
+        let tls = try TLSTrust.clientConfiguration(caFile: configuration.caFile)
         var clientConfiguration = HTTPClient.Configuration(
             tlsConfiguration: tls,
             redirectConfiguration: .disallow,
@@ -121,7 +109,7 @@ public final class HTTPClientTransport: Transport {
     /// Maps the errors of AsyncHTTPClient, NIO and NIOSSL to a `TransportError`; `server`
     /// (`HOST:PORT`) names where a connection failed, in plain words: "cannot connect to
     /// 127.0.0.1:8080: connection refused".
-    static func classify(_ error: any Error, timeout: Duration, limit: Int, server: String) -> TransportError {
+    public static func classify(_ error: any Error, timeout: Duration, limit: Int, server: String) -> TransportError {
         func cannotConnect(_ why: String) -> TransportError { TransportError(.connect, "cannot connect to \(server): \(why)") }
         if let error = error as? HTTPClientError {
             switch error {
@@ -158,7 +146,7 @@ public final class HTTPClientTransport: Transport {
     }
 
     /// Why one connection attempt failed, in a few plain words.
-    static func connectFailure(_ error: any Error) -> String {
+    public static func connectFailure(_ error: any Error) -> String {
         guard let error = error as? IOError else {
             if let error = error as? ChannelError, case .connectTimeout = error { return "timed out" }
             return "\(error)"
@@ -175,7 +163,7 @@ public final class HTTPClientTransport: Transport {
     }
 
     /// A TLS failure in plain words, naming the server.
-    static func tlsMessage(_ error: any Error, server: String) -> String {
+    public static func tlsMessage(_ error: any Error, server: String) -> String {
         let text = String(describing: error)
         if text.contains("CERTIFICATE_VERIFY_FAILED") {
             return "tls with \(server) failed: its certificate is not trusted (for a private ca, set ca_file or --ca-file)"

@@ -8,7 +8,8 @@ import Glibc
 /// A hostile or odd MQTT broker on a free 127.0.0.1 port, for what Debian's mosquitto never
 /// does: it answers CONNECT with a CONNACK, SUBSCRIBE with a SUBACK of `subackCode`, QoS 1
 /// PUBLISH with a PUBACK and PINGREQ with a PINGRESP, and after the CONNACK sends `greeting`
-/// (`hugePublish` announces a 268,435,455-byte PUBLISH and streams part of it). It serves
+/// (`hugePublish` announces a 268,435,455-byte PUBLISH and streams part of it;
+/// `afterConnack` goes out in the CONNACK's own write, so the client reads both at once). It serves
 /// one connection at a time on a thread of its own, and stops (closing its socket) with
 /// `stop` or on deinit.
 final class FakeMQTTBroker: @unchecked Sendable {
@@ -16,6 +17,7 @@ final class FakeMQTTBroker: @unchecked Sendable {
     private let listener: Int32
     private let subackCode: UInt8
     private let greeting: (Int32) -> Void
+    private let afterConnack: [UInt8]
     private let lock = NSLock()
     private var stopped = false
     private var _connections = 0
@@ -26,8 +28,9 @@ final class FakeMQTTBroker: @unchecked Sendable {
     /// Topic filters subscribed to, in order.
     var subscriptions: [String] { lock.withLock { _subscriptions } }
 
-    init(subackCode: UInt8 = 1, greeting: @escaping (Int32) -> Void = { _ in }) throws {
+    init(subackCode: UInt8 = 1, afterConnack: [UInt8] = [], greeting: @escaping (Int32) -> Void = { _ in }) throws {
         self.subackCode = subackCode
+        self.afterConnack = afterConnack
         self.greeting = greeting
         guard let (fd, port) = LoopbackSocket.open(backlog: 8) else {
             throw ToolRunnerError(description: "fake broker: cannot listen: errno \(errno)")
@@ -89,7 +92,7 @@ final class FakeMQTTBroker: @unchecked Sendable {
             guard let body = read(fd, length) else { return }
             switch first[0] >> 4 {
             case 1: // CONNECT
-                Self.write(fd, [0x20, 0x02, 0x00, 0x00])
+                Self.write(fd, [0x20, 0x02, 0x00, 0x00] + afterConnack)
                 greeting(fd)
             case 3: // PUBLISH
                 let qos = (first[0] >> 1) & 3
@@ -134,5 +137,33 @@ final class FakeMQTTBroker: @unchecked Sendable {
             while sent < streamed, write(fd, chunk) { sent += chunk.count }
             shutdown(fd, Int32(SHUT_RDWR))
         }
+    }
+
+    /// A greeting that sends `count` QoS 0 PUBLISHes of `size` bytes on `topic` (nobody
+    /// subscribed to it), then closes the connection.
+    static func unsolicited(topic: String, count: Int, size: Int) -> (Int32) -> Void {
+        { fd in
+            let body = [UInt8(topic.utf8.count >> 8), UInt8(topic.utf8.count & 0xFF)] + Array(topic.utf8) + [UInt8](repeating: 0x41, count: size)
+            var packet: [UInt8] = [0x30]
+            var length = body.count
+            repeat {
+                packet.append(UInt8(length % 128) | (length >= 128 ? 0x80 : 0))
+                length /= 128
+            } while length > 0
+            packet += body
+            for _ in 0..<count where write(fd, packet) {}
+            shutdown(fd, Int32(SHUT_RDWR))
+        }
+    }
+
+    /// A greeting that reads nothing more until the client has gone.
+    static func deaf(_ fd: Int32) {
+        var byte: UInt8 = 0
+        while recv(fd, &byte, 1, 0) > 0 {}
+    }
+
+    /// A greeting that closes the connection at once.
+    static func hangUp(_ fd: Int32) {
+        shutdown(fd, Int32(SHUT_RDWR))
     }
 }

@@ -222,6 +222,13 @@ extension RunningTool {
         return unread
     }
 
+    /// The process's TCP sockets, IPv4 and IPv6, listening ones included; nil when the
+    /// tables cannot be read.
+    func tcpSockets() -> [TCPTable]? {
+        guard let inodes = socketInodes() else { return nil }
+        return (TCPTable.rows() ?? []).filter { inodes.contains($0.inode) } + (TCPTable.rows(file: "/proc/net/tcp6") ?? []).filter { inodes.contains($0.inode) }
+    }
+
     /// The inodes of the process's sockets (`/proc/PID/fd`: `socket:[INODE]`).
     private func socketInodes() -> Set<String>? {
         guard let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd") else { return nil }
@@ -242,8 +249,8 @@ struct TCPTable {
     var inode: String
 
     /// `sl local rem st tx_queue:rx_queue tr:when retrnsmt uid timeout inode ...`
-    static func rows() -> [TCPTable]? {
-        guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else { return nil }
+    static func rows(file: String = "/proc/net/tcp") -> [TCPTable]? {
+        guard let table = try? String(contentsOfFile: file, encoding: .utf8) else { return nil }
         return table.split(separator: "\n").dropFirst().compactMap { line in
             let fields = line.split(separator: " ")
             guard fields.count > 9 else { return nil }
