@@ -39,13 +39,7 @@ extension DestinationCommand {
             try reportingFailures(DestinationCommand.tool) {
                 let name = try DestinationCommand.checkedName(self.name)
                 let span = try Self.span(since: since, until: until)
-                let settings = try journalOptions.settings()
-                let destination = try DestinationCommand.configured(name, settings: settings, options: journalOptions.settingsOptions)
-                // What the sync would refuse of it, refused here in the same words.
-                if let problem = destination.problems(settings: settings).first {
-                    throw CommandFailure("\(name): \(problem)", status: .configuration)
-                }
-                let reach = DestinationReach(destination, settings: settings)
+                let reach = try DestinationReach.configured(name, options: journalOptions)
                 let reader = try reach.reader()
                 let journal = try journalOptions.open()
                 let configuration = reach.configuration

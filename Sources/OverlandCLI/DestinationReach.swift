@@ -25,6 +25,17 @@ struct DestinationReach {
         }
     }
 
+    /// The configured destination `name` as the journal options' settings describe it; what
+    /// the sync would refuse of it is refused here in the same words (78).
+    static func configured(_ name: String, options: JournalOptions) throws -> DestinationReach {
+        let settings = try options.settings()
+        let destination = try DestinationCommand.configured(name, settings: settings, options: options.settingsOptions)
+        if let problem = destination.problems(settings: settings).first {
+            throw CommandFailure("\(name): \(problem)", status: .configuration)
+        }
+        return DestinationReach(destination, settings: settings)
+    }
+
     /// The reader of the receiver's store, or a configuration error (78) naming what to set.
     func reader() throws -> any ReadBackReader {
         do {

@@ -50,9 +50,7 @@ extension DestinationCommand {
                     throw CommandFailure("resend needs --since, --until or --missing: which points to send again", status: .usage)
                 }
                 let span = try Audit.span(since: since, until: until)
-                let settings = try journalOptions.settings()
-                let destination = try DestinationCommand.configured(name, settings: settings, options: journalOptions.settingsOptions)
-                let reach = DestinationReach(destination, settings: settings)
+                let reach = try DestinationReach.configured(name, options: journalOptions)
                 let reader = missing ? try reach.reader() : nil
                 let journal = try journalOptions.open()
                 let lock = try reach.lock(journal)

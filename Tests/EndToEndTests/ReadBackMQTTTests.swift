@@ -52,19 +52,36 @@ import Glibc
         try Journal(path: sandbox.journal).cursor(for: try #require(CursorName("home")))
     }
 
+    /// A journal of `count` points, the Recorder stand-in (keeping what `keep` says) behind
+    /// a private mosquitto, and the destination `home` publishing to it with verify on and
+    /// resends at 500 a second. The caller stops `api`.
+    private struct RecorderBehindBroker {
+        let sandbox: LogSandbox
+        let store: StandInStore
+        let api: LocalServer
+        let broker: MosquittoBroker
+        let recorder: BrokerFedRecorder
+    }
+
+    private func recorderBehindBroker(points count: Int, keep: @escaping StandInStore.Keep = { _, _ in true }) throws -> RecorderBehindBroker {
+        let sandbox = try LogSandbox()
+        let store = StandInStore(keep: keep)
+        let api = try LocalServer(store.recorder)
+        let broker = try MosquittoBroker(directory: sandbox.directory.path)
+        let recorder = try BrokerFedRecorder(broker: broker, store: store)
+        try ReadBackJournal.append(points(0..<count), to: sandbox.journal)
+        try destination(sandbox, broker: broker, [["device_id", "bob/van"], ["verify_url", api.baseURL], ["verify", "true"],
+                                                  ["resend_rate", "500"]])
+        return RecorderBehindBroker(sandbox: sandbox, store: store, api: api, broker: broker, recorder: recorder)
+    }
+
     @Test func pointsMissingAfterResendsThroughABrokerAreNotBlamedOnTheReceiverAlone() throws {
         // Issue 31: what a broker acknowledged and then dropped was called refused by the
         // Recorder. The stand-in keeps nothing from 00:01:20 on; the line must say the
         // broker may have dropped them and what to do.
-        let sandbox = try LogSandbox()
-        let store = StandInStore { _, point in point.time < ReadBackJournal.t0 + 80 }
-        let api = try LocalServer(store.recorder)
-        defer { api.stop() }
-        let broker = try MosquittoBroker(directory: sandbox.directory.path)
-        let recorder = try BrokerFedRecorder(broker: broker, store: store)
-        try ReadBackJournal.append(points(0..<100), to: sandbox.journal)
-        try destination(sandbox, broker: broker, [["device_id", "bob/van"], ["verify_url", api.baseURL], ["verify", "true"],
-                                                  ["resend_rate", "500"]])
+        let fed = try recorderBehindBroker(points: 100) { _, point in point.time < ReadBackJournal.t0 + 80 }
+        defer { fed.api.stop() }
+        let (sandbox, recorder) = (fed.sandbox, fed.recorder)
         var received = 100
         var last: ToolResult?
         for minute in 0..<6 {
@@ -86,15 +103,9 @@ import Glibc
     @Test func pointsTheRecorderLostAreSentAgainThroughTheBrokerByResend() throws {
         // Issue 31: 49 points deleted from the Recorder's store after a verified run could
         // not be sent again; `overland destination resend --missing` publishes them once.
-        let sandbox = try LogSandbox()
-        let store = StandInStore()
-        let api = try LocalServer(store.recorder)
-        defer { api.stop() }
-        let broker = try MosquittoBroker(directory: sandbox.directory.path)
-        let recorder = try BrokerFedRecorder(broker: broker, store: store)
-        try ReadBackJournal.append(points(0..<100), to: sandbox.journal)
-        try destination(sandbox, broker: broker, [["device_id", "bob/van"], ["verify_url", api.baseURL], ["verify", "true"],
-                                                  ["resend_rate", "500"]])
+        let fed = try recorderBehindBroker(points: 100)
+        defer { fed.api.stop() }
+        let (sandbox, store, recorder) = (fed.sandbox, fed.store, fed.recorder)
         #expect(try sync(sandbox, minute: 0).exitStatus == 0)
         #expect(recorder.file(until: 100) == 100)
         let verified = try sync(sandbox, minute: 1)

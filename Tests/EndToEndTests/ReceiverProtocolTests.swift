@@ -247,7 +247,13 @@ import Testing
         (["profile", "owntracks-recorder"], "profile owntracks-recorder does not fit protocol overland: it is for protocol owntracks"),
     ])
     func aProfileForAnotherProtocolIsRefusedInOneLine(setting: [String], message: String) throws {
-        let sandbox = try logged([setting])
+        // Setting it is refused (64) in the words the sync uses (issue 35)...
+        let sandbox = try logged([])
+        let set = try sandbox.overland.run(["config", "set"] + setting)
+        #expect(set.exitStatus == 64, "\(set)")
+        #expect(set.stderrLines.count == 1 && set.stderrText.contains(message), "\(set)")
+        // ...and a settings file that holds it anyway (written by hand) is refused by the sync (78).
+        try sandbox.writeSettings(#"{"\#(setting[0])":"\#(setting[1])"}"#)
         let server = try LocalServer()
         defer { server.stop() }
         let result = try sync(sandbox, server)
@@ -257,12 +263,18 @@ import Testing
     }
 
     @Test func traccarWithAnOverlandProfileIsRefused() throws {
-        let sandbox = try logged([["protocol", "traccar"], ["profile", "wayfinder"], ["device_id", "van"]])
+        let message = "profile wayfinder does not fit protocol traccar: it is for protocol overland"
+        let sandbox = try logged([["protocol", "traccar"], ["device_id", "van"]])
+        let set = try sandbox.overland.run(["config", "set", "profile", "wayfinder"])
+        #expect(set.exitStatus == 64, "\(set)")
+        #expect(set.stderrLines.count == 1 && set.stderrText.contains(message), "\(set)")
+        try sandbox.writeSettings(#"{"protocol":"traccar","profile":"wayfinder","device_id":"van"}"#)
         let server = try LocalServer()
         defer { server.stop() }
         let result = try sync(sandbox, server)
         #expect(result.exitStatus == 78, "\(result)")
-        #expect(result.stderrText.contains("profile wayfinder does not fit protocol traccar: it is for protocol overland"), "\(result.stderrText)")
+        #expect(result.stderrText.contains(message), "\(result.stderrText)")
+        #expect(server.requests.isEmpty)
     }
 
     @Test func anUnknownProtocolIsRefusedNamingTheAllowedOnes() throws {
