@@ -69,9 +69,7 @@ public struct PointResend: Sendable {
             while start < day.unheld.count {
                 let slice = day.unheld[start..<min(start + batch, day.unheld.count)]
                 try await resender.resend(slice.map(\.line), timeout: timeout)
-                for point in slice {
-                    if let feature = try? LocationFeature(jsonLine: point.line) { summary.note(feature.timestamp) }
-                }
+                for point in slice { summary.note(point.time) }
                 start += batch
             }
         }

@@ -52,6 +52,8 @@ public struct ReadBackAudit: Sendable {
     public struct Unheld: Sendable, Equatable {
         public var sequence: UInt64
         public var line: ArraySlice<UInt8>
+        /// The point's time (Unix seconds).
+        public var time: Int64
     }
 
     /// The days from `since` through `until` (Unix seconds; nil: the journal's first point,
@@ -145,7 +147,7 @@ public struct ReadBackAudit: Sendable {
             } else {
                 result.missing += 1
             }
-            result.unheld.append(Unheld(sequence: entry.sequence, line: entry.line))
+            result.unheld.append(Unheld(sequence: entry.sequence, line: entry.line, time: point.timestamp))
         }
         result.extra = reader.keepsFixTime ? unused.values.reduce(0) { $0 + $1.count }
             : max(0, held.count - Self.copies(of: sent.map(\.point), in: held))

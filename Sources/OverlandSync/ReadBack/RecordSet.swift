@@ -39,6 +39,12 @@ public struct RecordSet: Sendable, Equatable {
     /// Adds the records `range`.
     public mutating func insert(_ range: Range<UInt64>) {
         guard !range.isEmpty else { return }
+        // Records come in journal order: extending or appending at the end needs no rebuild.
+        if ranges.last.map({ range.lowerBound >= $0.lowerBound }) ?? true {
+            append(range)
+            bound()
+            return
+        }
         var merged = range
         var kept: [Range<UInt64>] = []
         kept.reserveCapacity(ranges.count + 1)
