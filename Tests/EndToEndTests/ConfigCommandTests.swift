@@ -214,7 +214,7 @@ import Glibc
     func unknownKeyIsAUsageError(_ arguments: [String], _ expected: String) throws {
         let sandbox = try ConfigSandbox()
         let result = try sandbox.run(["config"] + arguments)
-        #expect(result.exitStatus == 64, "\(result)")
+        result.expectExit(64)
         #expect(result.stdoutText == "")
         #expect(result.stderrLines.count == 1)
         #expect(result.failureLine.hasPrefix("overland config: unknown setting \"\(arguments[1])\""), "\(result.failureLine)")
@@ -237,7 +237,7 @@ import Glibc
         try sandbox.configSucceeds("set", "send_interval", "1m")
         let before = try #require(sandbox.fileBytes())
         let result = try sandbox.config("set", key, value)
-        #expect(result.exitStatus == 64, "\(result)")
+        result.expectExit(64)
         let expected = key == "endpoint" ? "overland config: \(allowed)" : "overland config: invalid value \"\(value)\" for \"\(key)\" \(allowed)"
         #expect(result.failureLine == expected)
         #expect(sandbox.fileBytes() == before)
@@ -277,7 +277,7 @@ import Glibc
     @Test func unreadableFileIsAnIOError() throws {
         let sandbox = try ConfigSandbox()
         let result = try sandbox.config("list", "--config", sandbox.directory.path)
-        #expect(result.exitStatus == 74, "\(result)")
+        result.expectExit(74)
         #expect(result.failureLine.hasPrefix("overland config: cannot read '\(sandbox.directory.path)'"))
     }
 
@@ -301,7 +301,7 @@ import Glibc
         } else {
             result = try sandbox.config("get", "batch_size")
         }
-        #expect(result.exitStatus == 77, "\(result)")
+        result.expectExit(77)
         #expect(result.stderrLines.count == 1, "\(result)")
         #expect(result.failureLine.contains(sandbox.settingsPath) && result.failureLine.contains("permission denied"), "\(result)")
     }
@@ -315,7 +315,7 @@ import Glibc
         let before = try #require(sandbox.fileBytes())
 
         let refused = try sandbox.config("reset")
-        #expect(refused.exitStatus == 64, "\(refused)")
+        refused.expectExit(64)
         #expect(refused.failureLine.hasPrefix("overland config: reset "))
         #expect(refused.failureLine.contains("--yes") && refused.failureLine.contains("endpoint"))
         #expect(sandbox.fileBytes() == before)

@@ -41,14 +41,14 @@ import Testing
         try #require(try sandbox.overland.run(["destination", "set", "comp", "logging_mode", "latest"]).succeeded)
 
         let verify = try sandbox.overland.run(["destination", "set", "comp", "verify", "true"])
-        #expect(verify.exitStatus == 64, "\(verify)")
+        verify.expectExit(64)
         #expect(verify.stderrText == "overland destination: \(Self.notLatest)\n", "\(verify)")
 
         // The other order: verify first, then the mode that cannot be read back.
         try #require(try sandbox.overland.run(["destination", "set", "comp", "logging_mode", "all"]).succeeded)
         try #require(try sandbox.overland.run(["destination", "set", "comp", "verify", "true"]).succeeded)
         let latest = try sandbox.overland.run(["destination", "set", "comp", "logging_mode", "latest"])
-        #expect(latest.exitStatus == 64, "\(latest)")
+        latest.expectExit(64)
         #expect(latest.stderrText == "overland destination: \(Self.notLatest)\n", "\(latest)")
     }
 
@@ -57,17 +57,17 @@ import Testing
         try Self.writeDestinations(sandbox, #""comp": {"url": "http://127.0.0.1:9/api/input", "profile": "compass", "logging_mode": "latest", "verify": true, "verify_token": "read"}"#)
 
         let sync = try sandbox.sync.run(["--journal", sandbox.journal, "--now"])
-        #expect(sync.exitStatus == 78, "\(sync)")
+        sync.expectExit(78)
         #expect(sync.stderrLines.count == 1, "\(sync)")
         #expect(sync.stderrText.hasPrefix("overland-sync: comp: ") && sync.stderrText.hasSuffix(": \(Self.notLatest)\n"), "\(sync)")
 
         let audit = try sandbox.overland.run(["destination", "audit", "comp", "--journal", sandbox.journal])
-        #expect(audit.exitStatus == 78, "\(audit)")
+        audit.expectExit(78)
         #expect(audit.stderrText == "overland destination: comp: \(Self.notLatest)\n", "\(audit)")
         #expect(audit.stdoutText.isEmpty, "no table for a destination that cannot be read back: \(audit)")
 
         let status = try sandbox.overland.run(["status", "--journal", sandbox.journal])
-        #expect(status.exitStatus == 0, "\(status)")
+        status.expectExit(0)
         #expect(status.stdoutText.contains("overland-sync sends nothing to it: \(Self.notLatest)"), "\(status.stdoutText)")
     }
 
@@ -76,11 +76,11 @@ import Testing
     @Test func aDeviceIDOwnTracksCannotFileIsRefusedByDestinationSetAndConfigSet() throws {
         let sandbox = try Self.prepare(Self.recorderDefault + "}")
         let set = try sandbox.overland.run(["destination", "set", "default", "device_id", "a/b/d"])
-        #expect(set.exitStatus == 64, "\(set)")
+        set.expectExit(64)
         #expect(set.stderrText.hasPrefix("overland destination: \(Self.twoSlashes)"), "\(set)")
 
         let config = try sandbox.overland.run(["config", "set", "device_id", "alice/van/3"])
-        #expect(config.exitStatus == 64, "\(config)")
+        config.expectExit(64)
         #expect(config.stderrText.hasPrefix("overland config: device id 'alice/van/3' has more than one '/'"), "\(config)")
         #expect(!(try String(contentsOfFile: sandbox.settingsPath, encoding: .utf8)).contains("alice"), "nothing saved")
 
@@ -91,15 +91,15 @@ import Testing
     @Test func aDeviceIDWrittenByHandIsRefusedBySyncAuditAndStatusInTheSameWords() throws {
         let sandbox = try Self.prepare(Self.recorderDefault + #", "device_id": "a/b/d", "verify": true}"#)
         let sync = try Self.withoutDeviceID(sandbox.sync).run(["--journal", sandbox.journal, "--now"])
-        #expect(sync.exitStatus == 78, "\(sync)")
+        sync.expectExit(78)
         #expect(sync.stderrText.hasPrefix("overland-sync: \(Self.twoSlashes)"), "\(sync)")
 
         let audit = try Self.withoutDeviceID(sandbox.overland).run(["destination", "audit", "default", "--journal", sandbox.journal])
-        #expect(audit.exitStatus == 78, "\(audit)")
+        audit.expectExit(78)
         #expect(audit.stderrText.hasPrefix("overland destination: default: \(Self.twoSlashes)"), "\(audit)")
 
         let status = try Self.withoutDeviceID(sandbox.overland).run(["status", "--journal", sandbox.journal, "--json"])
-        #expect(status.exitStatus == 0, "\(status)")
+        status.expectExit(0)
         #expect(status.stdoutText.contains(#""problem":"device id 'a/b/d' has more than one '/'"#), "\(status.stdoutText)")
     }
 
@@ -109,7 +109,7 @@ import Testing
                                               "--journal", sandbox.journal])
         try #require(added.succeeded, "\(added)")
         let config = try sandbox.overland.run(["config", "set", "device_id", "a/b/d"])
-        #expect(config.exitStatus == 64, "\(config)")
+        config.expectExit(64)
         #expect(config.stderrText.hasPrefix("overland config: destination 'rec2': \(Self.twoSlashes)"), "\(config)")
 
         // Its own device id frees it from the settings': the change is taken.
@@ -118,7 +118,7 @@ import Testing
         // And a destination added while the settings' device id has two '/' is refused.
         let second = try Self.withoutDeviceID(sandbox.overland).run(["destination", "add", "rec3", "http://127.0.0.1:9/pub", "--protocol", "owntracks",
                                                "--journal", sandbox.journal])
-        #expect(second.exitStatus == 64, "\(second)")
+        second.expectExit(64)
         #expect(second.stderrText.hasPrefix("overland destination: \(Self.twoSlashes)"), "\(second)")
     }
 
@@ -126,7 +126,7 @@ import Testing
         let sandbox = try Self.prepare("{}")
         try Self.writeDestinations(sandbox, #""home": {"url": "mqtt://127.0.0.1:9", "protocol": "mqtt", "commands": "everything"}"#)
         let sync = try sandbox.sync.run(["--journal", sandbox.journal, "--now"])
-        #expect(sync.exitStatus == 78, "\(sync)")
+        sync.expectExit(78)
         #expect(sync.stderrLines.count == 1, "\(sync)")
         #expect(sync.stderrText.contains("everything") && sync.stderrText.contains("none, report, all"), "\(sync)")
     }

@@ -279,7 +279,7 @@ import Glibc
         try Self.add(sandbox, "busy", busy.url)
         try Self.add(sandbox, "fine", fine.url)
         let result = try sandbox.sync.run(["--journal", sandbox.journal, "--now"])
-        #expect(result.exitStatus == 77, "\(result)")
+        result.expectExit(77)
         #expect(result.stderrLines.count == 2, "\(result.stderrText)")
         #expect(result.stderrLines.contains { $0.hasPrefix("overland-sync: default: \(refusing.url) asks for credentials (HTTP 401) and no token is set") },
                 "\(result.stderrText)")
@@ -294,7 +294,7 @@ import Glibc
         #expect(added.succeeded, "\(added)")
         try sandbox.logEpochs(30..<35)
         let mqtt = try sandbox.sync.run(["--journal", sandbox.journal, "--now", "--to", "broker", "--to", "fine"])
-        #expect(mqtt.exitStatus == 75, "\(mqtt)")
+        mqtt.expectExit(75)
         #expect(mqtt.stderrLines.count == 1, "\(mqtt.stderrText)")
         #expect(mqtt.stderrText.hasPrefix("overland-sync: broker: ")
                 && mqtt.stderrText.contains("cannot connect to 127.0.0.1:\(brokerPort): connection refused"), "\(mqtt.stderrText)")

@@ -169,7 +169,7 @@ import Glibc
             #expect(bad.exitStatus == 64, "\(arguments): \(bad)")
         }
         let missing = try sandbox.overland(["export", "--journal", sandbox.directory.appending("none"), "--format", "gpx"])
-        #expect(missing.exitStatus == 66, "\(missing)")
+        missing.expectExit(66)
         let help = try sandbox.overland(["export", "--help"])
         #expect(help.succeeded && help.stdoutText.contains("--format"), "\(help)")
     }

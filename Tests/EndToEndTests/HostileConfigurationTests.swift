@@ -26,7 +26,7 @@ struct HostileConfigurationTests {
         let path = try sandbox.file("out.csv", Array("old\n".utf8))
         chmod(path, 0o644)
         let result = try sandbox.overland.run(["export", "--journal", sandbox.journal, "--format", "csv", "-o", path])
-        #expect(result.exitStatus == 0, "\(result)")
+        result.expectExit(0)
         var info = stat()
         #expect(stat(path, &info) == 0 && info.st_mode & 0o777 == 0o600, "mode \(String(info.st_mode & 0o777, radix: 8))")
         // A new file is created 0600 under any umask; its mode is never widened.
@@ -47,7 +47,7 @@ struct HostileConfigurationTests {
         try HostileJournalTests.write(Array(intent.utf8), to: sandbox.journal + "/state/move.json")
         let dry = try sync.run(["--journal", sandbox.journal, "--url", "http://127.0.0.1:9/", "--dry-run"])
         let real = try sync.run(["--journal", sandbox.journal, "--url", "http://127.0.0.1:9/", "--now"])
-        #expect(real.exitStatus == 65, "\(real)")
+        real.expectExit(65)
         #expect(dry.exitStatus == 65 && dry.stdoutText.isEmpty && dry.stderrLines.count == 1, "\(dry)")
         #expect(dry.stderrText == real.stderrText, "\(dry)\n\(real)")
     }

@@ -18,7 +18,7 @@ struct HostileExposureTests {
         for (mode, warned) in [(0o644, true), (0o640, true), (0o600, false), (0o400, false)] {
             chmod(path, mode_t(mode))
             let list = try sandbox.overland.run(["config", "list"])
-            #expect(list.exitStatus == 0, "\(list)")
+            list.expectExit(0)
             let warnings = list.stderrLines.filter { $0.contains("warning") }
             #expect(warnings.count == (warned ? 1 : 0), "mode \(String(mode, radix: 8)): \(list.stderrText)")
             if warned { #expect(warnings.first?.contains("chmod 600") == true && RoundTwo.tokenRuns(in: list.stderrText).isEmpty) }

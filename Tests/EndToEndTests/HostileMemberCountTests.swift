@@ -65,12 +65,12 @@ struct HostileMemberCountTests {
         let (syncResult, syncPeak) = try HostileMeasure.peakRSS(sync, ["--journal", sandbox.journal, "--url", server.url, "--now"])
         #expect(syncResult.exitStatus == 75 && server.requests.count == 1, "\(syncResult), \(server.requests.count) requests")
         let (status, statusPeak) = try HostileMeasure.peakRSS(sandbox.overland, ["status", "--journal", sandbox.journal])
-        #expect(status.exitStatus == 0, "\(status)")
+        status.expectExit(0)
         let (stats, statsPeak) = try HostileMeasure.peakRSS(sandbox.overland, ["journal", "stats", "--journal", sandbox.journal])
-        #expect(stats.exitStatus == 0, "\(stats)")
+        stats.expectExit(0)
         let output = sandbox.directory.appending("out.json")
         let (export, exportPeak) = try HostileMeasure.peakRSS(sandbox.overland, ["export", "--format", "geojson", "--journal", sandbox.journal, "-o", output])
-        #expect(export.exitStatus == 0, "\(export)")
+        export.expectExit(0)
 
         // What the same build needs for `--help`: the floor of a debug executable. Before
         // the fix, the lists of every member cost 130 to 360 bytes a member above it. The

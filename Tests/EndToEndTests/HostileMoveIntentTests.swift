@@ -17,19 +17,19 @@ struct HostileMoveIntentTests {
         try MoveRecords.makeSource(at: sandbox.source, cursor: 0)
         // The stick's journal as a first move made it; then its newest segment says 2^53.
         let first = try sandbox.move()
-        #expect(first.exitStatus == 0, "\(first)")
+        first.expectExit(0)
         try HostileSequenceTests.writeSegment(journal: sandbox.target, first: HostileSequenceTests.limit, lines: [MoveRecords.line(9999)])
         let moved = try sandbox.move(["--seal"])
-        #expect(moved.exitStatus == 65, "\(moved)")
+        moved.expectExit(65)
         #expect(moved.stderrLines.count == 1 && moved.stderrText.contains("2^53"), "\(moved.stderrText)")
         #expect(!FileManager.default.fileExists(atPath: sandbox.source + "/state/move.json"), "no intent written")
         // The user's journal is not locked: a dry run, an abort (nothing pending), a move elsewhere.
         var sync = ToolRunner(product: "overland-sync")
         sync.environment = MoveSandbox.environment(sandbox.directory)
         let dry = try sync.run(["--journal", sandbox.source, "--url", "http://127.0.0.1:9/", "--dry-run"])
-        #expect(dry.exitStatus == 0, "\(dry)")
+        dry.expectExit(0)
         let elsewhere = try sandbox.move([], to: sandbox.directory.appending("other"))
-        #expect(elsewhere.exitStatus == 0, "\(elsewhere)")
+        elsewhere.expectExit(0)
     }
 
     @Test("an unreadable move intent never locks the journal: --abort sets it aside, and sync works again",
@@ -49,11 +49,11 @@ struct HostileMoveIntentTests {
         let refused = try sync.run(["--journal", sandbox.source, "--url", "http://127.0.0.1:9/", "--dry-run"])
         #expect(refused.exitStatus != 0 && refused.stderrText.contains("--abort"), "\(refused)")
         let abort = try sandbox.overland(["journal", "move", "--journal", sandbox.source, "--abort"])
-        #expect(abort.exitStatus == 0, "\(abort)")
+        abort.expectExit(0)
         #expect(abort.stdoutText.contains("set aside"), "\(abort.stdoutText)")
         #expect(!FileManager.default.fileExists(atPath: sandbox.source + "/state/move.json"))
         let dry = try sync.run(["--journal", sandbox.source, "--url", "http://127.0.0.1:9/", "--dry-run"])
-        #expect(dry.exitStatus == 0, "\(dry)")
+        dry.expectExit(0)
         let abortTargetLost = try sandbox.overland(["journal", "move", "--journal", sandbox.source, "--abort", "--target-lost"])
         #expect(abortTargetLost.exitStatus != 0 && abortTargetLost.stderrLines.count == 1, "nothing pending now: \(abortTargetLost)")
     }
@@ -72,12 +72,12 @@ struct HostileMoveIntentTests {
         let abort = try sandbox.overland(["journal", "move", "--journal", sandbox.source, "--abort"])
         #expect(abort.exitStatus != 0 && abort.exitStatus != nil && abort.stderrLines.count == 1, "\(abort)")
         let lost = try sandbox.overland(["journal", "move", "--journal", sandbox.source, "--abort", "--target-lost"])
-        #expect(lost.exitStatus == 0, "\(lost)")
+        lost.expectExit(0)
         #expect(!FileManager.default.fileExists(atPath: sandbox.source + "/state/move.json"))
         var sync = ToolRunner(product: "overland-sync")
         sync.environment = MoveSandbox.environment(sandbox.directory)
         let dry = try sync.run(["--journal", sandbox.source, "--url", "http://127.0.0.1:9/", "--dry-run"])
-        #expect(dry.exitStatus == 0, "\(dry)")
+        dry.expectExit(0)
         #expect(try Journal(path: sandbox.source).statistics().records == 125, "every record stayed")
     }
 }

@@ -33,7 +33,7 @@ struct HostileProgressRecordTests {
         defer { server.stop() }
 
         let first = try sandbox.sync.run(SyncCrashTests.syncArguments(sandbox, server), environment: SyncCrashTests.environment)
-        #expect(first.exitStatus == 0, "\(first)")
+        first.expectExit(0)
         #expect(try sandbox.cursor() == UInt64(points))
         let lines = try sandbox.records().records.map(\.line)
         Delivery(requests: server.requests, lines: lines).check(total: points, maximumResends: 0, context: "\(plant)")
@@ -52,7 +52,7 @@ struct HostileProgressRecordTests {
 
         server.clearRequests()
         let again = try sandbox.sync.run(SyncCrashTests.syncArguments(sandbox, server), environment: SyncCrashTests.environment)
-        #expect(again.exitStatus == 0, "\(again)")
+        again.expectExit(0)
         #expect(server.requests.isEmpty, "nothing is sent again: \(server.requests.count) requests")
         let verify = try sandbox.overland.run(["journal", "verify", "--journal", sandbox.journal, "--json"])
         #expect(verify.exitStatus == 0 && verify.stdoutText.contains(#""progress": "valid""#), "\(verify)")

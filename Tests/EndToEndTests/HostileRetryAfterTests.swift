@@ -28,7 +28,7 @@ struct HostileRetryAfterTests {
         let server = try LocalServer { _, _ in LocalServer.text(status, "busy", headers: [("Retry-After", header)]) }
         defer { server.stop() }
         let result = try sync.run(["--journal", sandbox.journal, "--url", server.url, "--now"])
-        #expect(result.exitStatus == 75, "\(result)")
+        result.expectExit(75)
         let state = try RoundTwo.syncState(sandbox)
         let next = try #require((state["next_attempt"] as? String).flatMap { ISO8601DateFormatter().date(from: $0) }, "\(state)")
         let delay = Int(next.timeIntervalSince1970) - now

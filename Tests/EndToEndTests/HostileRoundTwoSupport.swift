@@ -17,7 +17,7 @@ enum RoundTwo {
         let input = Array((0..<count).map { HostileNumbersLogTests.epoch($0) }.joined().utf8)
         // The machine's own device id: the sync takes the journal for this machine's own.
         let logged = try sandbox.log(["--commit-interval", "0"], stdin: input)
-        #expect(logged.exitStatus == 0, "\(logged)")
+        logged.expectExit(0)
         var sync = ToolRunner(product: "overland-sync")
         sync.environment = sandbox.logger.environment
         return (sandbox, sync)

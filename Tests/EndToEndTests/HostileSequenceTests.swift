@@ -40,13 +40,13 @@ struct HostileSequenceTests {
         // 31 points where only 10 numbers are left.
         try Self.writeCursor(journal: sandbox.journal, next: Self.limit - 10)
         let full = try sandbox.log(["--commit-interval", "3600"], stdin: Self.epochs(1..<32))
-        #expect(full.exitStatus == 65, "\(full)")
+        full.expectExit(65)
         #expect(full.stderrLines.count == 1 && full.stderrText.contains("is full") && full.stderrText.contains("2^53"),
                 "\(full.stderrText)")
         #expect(!full.stderrText.contains("points logged"))
         // Nothing numbered past the limit was written; what is there reads back.
         let stats = try sandbox.overlandJournal("journal", "stats", "--json")
-        #expect(stats.exitStatus == 0, "\(stats)")
+        stats.expectExit(0)
         #expect(try sandbox.overlandJournal("journal", "verify").exitStatus == 0)
         // At the limit itself the logger says so at once.
         try Self.writeCursor(journal: sandbox.journal, next: Self.limit)
@@ -60,13 +60,13 @@ struct HostileSequenceTests {
         #expect(try sandbox.log([], stdin: Self.epochs(0..<1)).exitStatus == 0)
         try Self.writeCursor(journal: sandbox.journal, next: Self.limit - 5)
         let logged = try sandbox.log(["--commit-interval", "0"], stdin: Self.epochs(1..<6))
-        #expect(logged.exitStatus == 0, "\(logged)")
+        logged.expectExit(0)
         let server = try LocalServer { _, _ in LocalServer.text(200, #"{"result":"ok"}"#) }
         defer { server.stop() }
         var sync = ToolRunner(product: "overland-sync")
         sync.environment = sandbox.logger.environment
         let result = try sync.run(["--journal", sandbox.journal, "--url", server.url, "--now"])
-        #expect(result.exitStatus == 0, "\(result)")
+        result.expectExit(0)
         let cursor = try String(contentsOfFile: sandbox.journal + "/cursor.json", encoding: .utf8)
         #expect(cursor.contains("\"next\":\(Self.limit)"), "\(cursor)")
         for arguments in [["status"], ["journal", "stats"], ["journal", "verify"]] {

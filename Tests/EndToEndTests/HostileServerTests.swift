@@ -263,7 +263,7 @@ import Glibc
         #expect(waitUntil { LoopbackPort.accepts(port) })
         let url = "https://127.0.0.1:\(port)/overland"
         let unverified = try sandbox.sync.run(["--journal", sandbox.journal, "--url", url, "--now"], environment: SyncCrashTests.environment)
-        #expect(unverified.exitStatus == 75, "\(unverified)")
+        unverified.expectExit(75)
         #expect(unverified.stderrText.lowercased().contains("certificate") || unverified.stderrText.lowercased().contains("tls")
                 || unverified.stderrText.lowercased().contains("ssl"), "\(unverified.stderrText)")
         let withCA = try sandbox.sync.run(["--journal", sandbox.journal, "--url", url, "--now", "--max-time", "2",

@@ -64,7 +64,7 @@ struct HostileShownValueTests {
                              + #""by":"overland config\nqueued      0 points\n\u001b[2Jlast sent   just now"}"# + "\n")
 
         let status = try sandbox.overland.run(["status", "--journal", sandbox.journal])
-        #expect(status.exitStatus == 0, "\(status)")
+        status.expectExit(0)
         let off = try #require(status.stdoutLines.first, "\(status)")
         #expect(off.contains(#"set by overland config\nqueued      0 points\n\u{1B}[2Jlast sent   just now"#), "\(off)")
         #expect(!status.stdoutLines.contains { $0.hasPrefix("last sent   just now") || $0.hasPrefix("queued      0 points") },
@@ -77,11 +77,11 @@ struct HostileShownValueTests {
         // A saved error from a state file: the same, in the destination's block.
         try sandbox.writeSettings(#"{"endpoint": "http://127.0.0.1:9/overland"}"#)
         let added = try sandbox.overland.run(["destination", "add", "other", "http://127.0.0.1:9/other", "--journal", sandbox.journal])
-        #expect(added.exitStatus == 0, "\(added)")
+        added.expectExit(0)
         _ = try sandbox.file("journal/state/sync-other.json",
                              #"{"version":1,"consecutive_failures":2,"last_error":"refused\ndestination evil\n  queued  0 points"}"# + "\n")
         let blocks = try sandbox.overland.run(["status", "--journal", sandbox.journal])
-        #expect(blocks.exitStatus == 0, "\(blocks)")
+        blocks.expectExit(0)
         #expect(blocks.stdoutText.contains(#"last error  refused\ndestination evil\n  queued  0 points (2 failed attempts)"#), "\(blocks.stdoutText)")
         #expect(!blocks.stdoutLines.contains("destination evil"), "\(blocks.stdoutText)")
     }

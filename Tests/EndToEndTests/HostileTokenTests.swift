@@ -21,7 +21,7 @@ struct HostileTokenTests {
         defer { server.stop() }
         let result = try sync.run(["--journal", sandbox.journal, "--url", server.url, "--now", "-v"],
                                   environment: ["OVERLAND_TOKEN": RoundTwo.token])
-        #expect(result.exitStatus == 0, "\(result)")
+        result.expectExit(0)
         #expect(result.stderrText.contains("ignored"), "the warnings are there: \(result.stderrText)")
         #expect(RoundTwo.tokenRuns(in: result.stdoutText + result.stderrText).isEmpty, "\(result.stderrText)")
         // And in an error body, kept in state/sync.json and shown by status.
@@ -29,7 +29,7 @@ struct HostileTokenTests {
         defer { failing.stop() }
         #expect(try sandbox.log([], stdin: Array(HostileNumbersLogTests.epoch(50).utf8)).exitStatus == 0)
         let failed = try sync.run(["--journal", sandbox.journal, "--url", failing.url, "--now"], environment: ["OVERLAND_TOKEN": RoundTwo.token])
-        #expect(failed.exitStatus == 75, "\(failed)")
+        failed.expectExit(75)
         let status = try sandbox.overland.run(["status", "--journal", sandbox.journal])
         let state = try String(contentsOfFile: sandbox.journal + "/state/sync.json", encoding: .utf8)
         #expect(RoundTwo.tokenRuns(in: failed.stderrText + status.stdoutText + state).isEmpty, "\(failed.stderrText)\n\(state)")

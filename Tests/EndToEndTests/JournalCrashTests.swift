@@ -290,7 +290,7 @@ import Glibc
             "-f", "-o", "/dev/null", "-e", "trace=fsync", "-e", "inject=fsync:error=EIO:when=\(failingSync)",
             Torture.runner.executable, "append", journal, "40", "--commit-every", "4", "--writer", "f",
         ])
-        #expect(result.exitStatus == 74, "\(result)")
+        result.expectExit(74)
         #expect(result.stderrText.contains("cannot sync"), "\(result.stderrText)")
         let committed = Torture.committed(in: result.stdoutLines)
 

@@ -41,7 +41,7 @@ import OverlandJournal
         try Data("{\"journal_id\":\"\(foreign.id)\",\"next\":1,\"name\":\"traccar\"}\n".utf8)
             .write(to: URL(fileURLWithPath: sandbox.source + "/cursors/traccar.json"))
         let result = try sandbox.overland(["journal", "verify", "--journal", sandbox.source])
-        #expect(result.exitStatus == 65, "\(result)")
+        result.expectExit(65)
         #expect(result.stderrText.contains("cursors/home.json"), "\(result.stderrText)")
         #expect(result.stderrText.contains("cursors/traccar.json") && result.stderrText.contains(foreign.id.description),
                 "\(result.stderrText)")

@@ -37,10 +37,10 @@ struct JournalNonRegularFileTests {
         let expected = "{\"refused\": {\"file\": \"\(file)\", \"reason\": \"not-a-file\"}}\n"
         let verify = try ToolRunner(product: "overland").run(["journal", "verify", "--journal", journal, "--json"])
         #expect(verify.stdoutText == expected, "\(verify)")
-        #expect(verify.exitStatus == 65, "\(verify)")
+        verify.expectExit(65)
         let python = try ToolRunner(executable: "/usr/bin/python3").run([ConformanceVectors.pythonReader, journal, "--json"])
         #expect(python.stdoutText == expected, "\(python)")
-        #expect(python.exitStatus == 65, "\(python)")
+        python.expectExit(65)
         let records = try ToolRunner(executable: "/usr/bin/python3").run([ConformanceVectors.pythonReader, journal])
         #expect(records.exitStatus == 65 && records.stdout.isEmpty, "\(records)")
         #expect(records.stderrLines.count == 1 && records.stderrText.contains(file), "\(records)")
@@ -53,7 +53,7 @@ struct JournalNonRegularFileTests {
         let capture = scratch.appending("a.nmea")
         try GeneratedNMEA.epochs(0..<3).write(toFile: capture, atomically: false, encoding: .utf8)
         let log = try ToolRunner(product: "overland-log").run(["--journal", journal, capture])
-        #expect(log.exitStatus == 65, "\(log)")
+        log.expectExit(65)
         #expect(log.stderrLines.count == 1 && log.stderrText.contains(file) && !log.stderrText.contains("read-only"), "\(log)")
     }
 }

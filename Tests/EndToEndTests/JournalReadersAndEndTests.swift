@@ -50,13 +50,13 @@ import Testing
         #expect((stats["readers"] as? [String: Any])?["default"] == nil, "\(stats)")
 
         let removed = try sandbox.overland.run(["destination", "remove", "default", "--journal", sandbox.journal])
-        #expect(removed.exitStatus == 0, "\(removed)")
+        removed.expectExit(0)
         #expect(!FileManager.default.fileExists(atPath: sandbox.journal + "/cursors/default.json"))
         #expect(try Self.cursorNext(sandbox.journal + "/cursor.json") == 50)
         // With an endpoint set, 'default' is the settings' destination: still refused.
         try sandbox.writeSettings(#"{"endpoint": "\#(server.url)"}"#)
         let refused = try sandbox.overland.run(["destination", "remove", "default", "--journal", sandbox.journal])
-        #expect(refused.exitStatus == 64, "\(refused)")
+        refused.expectExit(64)
     }
 
     /// A stick synced to one receiver that acknowledged and one that failed still holds
@@ -74,7 +74,7 @@ import Testing
         let moved = try sandbox.overland.run(["journal", "move", "--journal", sandbox.journal, "--seal", "--to", stick])
         #expect(moved.succeeded, "\(moved)")
         let sync = try sandbox.sync.run(["--journal", stick, "--now"])
-        #expect(sync.exitStatus == 75, "\(sync)")
+        sync.expectExit(75)
         #expect(good.requests.count == 1)
 
         let text = try sandbox.overland.run(["journal", "stats", "--journal", stick])
@@ -102,7 +102,7 @@ import Testing
         try sandbox.logEpochs(0..<25)
         #expect(try sandbox.overland.run(["destination", "add", "err", flaky.url, "--from-start", "--journal", sandbox.journal]).succeeded)
         let home = try sandbox.sync.run(["--journal", sandbox.journal, "--now"])
-        #expect(home.exitStatus == 75, "\(home)")
+        home.expectExit(75)
         #expect(good.requests.count == 1 && flaky.requests.count == 1)
 
         let stick = sandbox.directory.appending("stick/overland")
@@ -179,7 +179,7 @@ import Testing
         try FileManager.default.removeItem(atPath: index)
         try FileManager.default.createDirectory(atPath: index + "/inside", withIntermediateDirectories: true)
         let result = try sandbox.logEpochs(0..<20, extra: ["--stats"])
-        #expect(result.exitStatus == 0, "\(result)")
+        result.expectExit(0)
         #expect(result.stderrText.contains("10 already in the journal"), "\(result.stderrText)")
         #expect(result.stderrLines.filter { $0.contains("state/times") && $0.contains("set aside") }.count == 1, "\(result.stderrText)")
         var isDirectory: ObjCBool = false

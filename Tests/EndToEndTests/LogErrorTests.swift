@@ -31,7 +31,7 @@ struct LogErrorTests {
         let sandbox = try LogSandbox()
         let missing = sandbox.directory.appending("no-such-capture.nmea")
         let result = try sandbox.log([missing])
-        #expect(result.exitStatus == 66, "\(result)")
+        result.expectExit(66)
         #expect(result.stdout.isEmpty)
         #expect(result.stderrLines == ["overland-log: cannot open '\(missing)': no such file or directory"])
     }
@@ -40,7 +40,7 @@ struct LogErrorTests {
         let sandbox = try LogSandbox()
         let missing = sandbox.directory.appending("gone.nmea")
         let result = try sandbox.log([LogSamples.bundled, missing])
-        #expect(result.exitStatus == 66, "\(result)")
+        result.expectExit(66)
         #expect(result.stderrLines == ["overland-log: cannot open '\(missing)': no such file or directory"])
         #expect(try sandbox.records().count == 31, "the first file's points are committed before the exit")
     }
@@ -48,7 +48,7 @@ struct LogErrorTests {
     @Test func directoryAsInputExits66() throws {
         let sandbox = try LogSandbox()
         let result = try sandbox.log([sandbox.directory.path])
-        #expect(result.exitStatus == 66, "\(result)")
+        result.expectExit(66)
         #expect(result.stderrLines == ["overland-log: cannot read '\(sandbox.directory.path)': is a directory"])
     }
 
@@ -57,7 +57,7 @@ struct LogErrorTests {
     func usageErrorsExit64(arguments: [String]) throws {
         let sandbox = try LogSandbox()
         let result = try sandbox.log(arguments + [LogSamples.bundled])
-        #expect(result.exitStatus == 64, "\(result)")
+        result.expectExit(64)
         #expect(result.stdout.isEmpty)
         #expect(result.stderrText.contains(arguments[0]), "\(result.stderrText)")
         #expect(!FileManager.default.fileExists(atPath: sandbox.journal), "no journal made on a usage error")

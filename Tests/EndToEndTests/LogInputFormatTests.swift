@@ -56,16 +56,16 @@ struct LogInputFormatTests {
         // JSON read as NMEA, and NMEA read as JSON: nothing recognisable (exit 65, the
         // statistics, then one line naming the file), no crash.
         let json = try sandbox.log(["--input", "nmea", "--stats", Self.quectelJSON])
-        #expect(json.exitStatus == 65, "\(json)")
+        json.expectExit(65)
         let nmea = try sandbox.log(["--input", "gpsd", "--stats", LogSamples.bundled])
-        #expect(nmea.exitStatus == 65, "\(nmea)")
+        nmea.expectExit(65)
         #expect(json.stderrLines.dropLast().last?.hasPrefix("overland-log: 0 fixes, 0 points logged") == true, "\(json.stderrText)")
         #expect(nmea.stderrLines.dropLast().last?.hasPrefix("overland-log: 0 fixes, 0 points logged") == true, "\(nmea.stderrText)")
         #expect(json.stderrLines.last?.contains("not gpsd JSON, u-blox UBX or NMEA 0183") == true, "\(json.stderrText)")
         #expect(try sandbox.records().isEmpty)
         // And --input with an unknown value is a usage error.
         let bad = try sandbox.log(["--input", "sirf", Self.quectelJSON])
-        #expect(bad.exitStatus == 64, "\(bad)")
+        bad.expectExit(64)
     }
 
     // MARK: Dates
@@ -80,7 +80,7 @@ struct LogInputFormatTests {
         let file = try sandbox.file("gga.nmea", text: try Self.ggaOnly())
         let result = try sandbox.log(["--stats", file])
         // Nothing logged is the user's to fix (issue 21): exit 65, the date named.
-        #expect(result.exitStatus == 65, "\(result)")
+        result.expectExit(65)
         #expect(result.stderrLines.first == "overland-log: 10 lines, 10 sentences (10 accepted), 10 undated fixes, 0 fixes")
         #expect(result.stderrLines.last?.contains("10 fixes have no date") == true && result.stderrText.contains("--date"), "\(result.stderrText)")
         #expect(try sandbox.records().isEmpty, "never a guessed date")
@@ -137,7 +137,7 @@ struct LogInputFormatTests {
         // The drive's times of day (February 2020) are nowhere near the clock: undated.
         let old = try Self.sandbox()
         let stale = try old.log(["--stats"], stdin: Array(try Self.ggaOnly().utf8))
-        #expect(stale.exitStatus == 65, "\(stale)")
+        stale.expectExit(65)
         #expect(stale.stderrText.contains("10 undated fixes"), "\(stale.stderrText)")
         #expect(try old.records().isEmpty)
     }

@@ -167,7 +167,7 @@ struct LogNumbersTests {
         let sandbox = try LogSandbox()
         let capture = try sandbox.file("gga.nmea", text: Self.ggaOnly(20))
         let result = try sandbox.log([capture])
-        #expect(result.exitStatus == 65, "\(result)")
+        result.expectExit(65)
         #expect(result.stderrLines.count == 1, "\(result.stderrText)")
         let line = try #require(result.stderrLines.first)
         #expect(line.contains("gga.nmea") && line.contains("no date") && line.contains("--date YYYY-MM-DD"), "\(line)")
@@ -188,7 +188,7 @@ struct LogNumbersTests {
         let sandbox = try LogSandbox()
         let capture = try sandbox.file("gga.nmea", text: Self.ggaOnly(3))
         let result = try sandbox.log(["--date", date, capture])
-        #expect(result.exitStatus == 64, "\(result)")
+        result.expectExit(64)
         #expect(result.stderrText.contains("--date '\(date)'"), "\(result.stderrText)")
         #expect(sandbox.recordCount() == 0)
     }
@@ -200,7 +200,7 @@ struct LogNumbersTests {
     func minTimeZeroIsRefused(value: String) throws {
         let sandbox = try LogSandbox()
         let result = try sandbox.log(["--min-time", value], stdin: Array(Self.reports(0..<2).utf8))
-        #expect(result.exitStatus == 64, "\(result)")
+        result.expectExit(64)
         #expect(result.stderrText.contains("--min-time '\(value)'") && result.stderrText.contains("1 s"), "\(result.stderrText)")
         #expect(sandbox.recordCount() == 0)
     }

@@ -160,7 +160,7 @@ struct LogSettingsTests {
         let sandbox = try LogSandbox()
         let long = String(repeating: "x", count: 51)
         let result = try sandbox.log(["--device-id", long, LogSamples.bundled])
-        #expect(result.exitStatus == 64, "\(result)")
+        result.expectExit(64)
         #expect(result.stderrText.contains("--device-id"))
         let fromEnvironment = try sandbox.log([LogSamples.bundled], environment: ["OVERLAND_DEVICE_ID": long])
         #expect(fromEnvironment.exitStatus == 78, "a bad OVERLAND_DEVICE_ID is a configuration error: \(fromEnvironment)")

@@ -168,7 +168,7 @@ struct LogSourcesTests {
         let sandbox = try LogSandbox()
         let file = try sandbox.file("a.nmea", text: GeneratedNMEA.epochs(0..<2))
         let result = try sandbox.log([file, "--baud", "9600"])
-        #expect(result.exitStatus == 64, "\(result)")
+        result.expectExit(64)
         #expect(try sandbox.log([file, "--baud", "1234"]).exitStatus == 64)
     }
 

@@ -45,7 +45,7 @@ import Glibc
         let (_, floor) = try HostileMeasure.peakRSS(sandbox.sync, ["--help"])
         let (result, peak) = try HostileMeasure.peakRSS(sandbox.sync, ["--journal", sandbox.journal, "--now"])
         // The broker closes after 96 MiB: the run is one to try again.
-        #expect(result.exitStatus == 75, "\(result)")
+        result.expectExit(75)
         #expect(result.stderrLines.count == 1, "\(result.stderrText)")
         #expect(peak > 0 && peak < floor + (24 << 20), "peak RSS \(peak >> 20) MiB, floor \(floor >> 20) MiB")
         print("mqtt: 96 MiB of a 268,435,455-byte publish: peak RSS \(peak >> 20) MiB (floor \(floor >> 20) MiB)")
@@ -116,7 +116,7 @@ import Glibc
         let broker = try FakeMQTTBroker(subackCode: 0x80)
         let sandbox = try sandbox("overland-mqtt-suback", port: broker.port)
         let result = try sandbox.sync.run(["--journal", sandbox.journal, "--watch", "--now"])
-        #expect(result.exitStatus == 75, "\(result)")
+        result.expectExit(75)
         #expect(result.stderrLines.count == 1, "\(result.stderrText)")
         #expect(result.stderrText.contains("refused the subscription to '\(Self.topic)/cmd' (suback 0x80"), "\(result.stderrText)")
         #expect(broker.subscriptions == [Self.topic + "/cmd"])
@@ -201,7 +201,7 @@ import Glibc
         // The logger says so at start, with who and since when; status says it first.
         let logged = try sandbox.log.run(["--journal", sandbox.journal, "--device-id", "reliability",
                                           try sandbox.file("later.nmea", SyntheticDrive.text(100..<110))])
-        #expect(logged.exitStatus == 0, "\(logged)")
+        logged.expectExit(0)
         #expect(logged.stderrText.contains("overland-log: tracking is off since "), "\(logged.stderrText)")
         #expect(logged.stderrText.contains("set by the mqtt broker of destination 'home' (setConfiguration)"), "\(logged.stderrText)")
         let status = try sandbox.overland.run(["status", "--journal", sandbox.journal])
@@ -216,7 +216,7 @@ import Glibc
         try #require(off.succeeded, "\(off)")
         let logged = try sandbox.log.run(["--journal", sandbox.journal, "--device-id", "reliability",
                                           try sandbox.file("more.nmea", SyntheticDrive.text(10..<20))])
-        #expect(logged.exitStatus == 0, "\(logged)")
+        logged.expectExit(0)
         #expect(logged.stderrText.contains("tracking is off since "), "\(logged.stderrText)")
         #expect(logged.stderrText.contains("set by a local command (overland)"), "\(logged.stderrText)")
         #expect(logged.stderrText.contains("'overland config set tracking_mode standard'"), "\(logged.stderrText)")
@@ -308,7 +308,7 @@ import Glibc
         let sandbox = try ReliabilitySandbox(prefix: "overland-destination-validation")
         let overland = sandbox.overland
         let emptyPort = try overland.run(["destination", "add", "x", "http://127.0.0.1:/pub"])
-        #expect(emptyPort.exitStatus == 64, "\(emptyPort)")
+        emptyPort.expectExit(64)
         #expect(emptyPort.stderrLines == ["overland destination: endpoint 'http://127.0.0.1:/pub' has an empty port after ':' (a port is a number from 1 to 65535)"],
                 "\(emptyPort.stderrText)")
         let path = try overland.run(["destination", "add", "m", "mqtt://127.0.0.1:1883/x", "--protocol", "mqtt"])

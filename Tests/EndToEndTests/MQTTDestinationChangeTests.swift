@@ -31,7 +31,7 @@ import Testing
         let sync = ["--journal", sandbox.journal, "--to", "home", "-v"]
 
         let refused = try sandbox.sync.run(sync, environment: Self.environment())
-        #expect(refused.exitStatus == 77, "\(refused)")
+        refused.expectExit(77)
         #expect(try Self.cursor(sandbox, "home") == 0)
         // The failure is recorded against this url and token (never the token itself).
         let state = try String(contentsOfFile: sandbox.journal + "/state/sync-home.json", encoding: .utf8)
@@ -63,7 +63,7 @@ import Testing
         try sandbox.writeSettings(#"{"send_interval": "5m"}"#)
         let gone = RefusingPort.reserve()
         let failed = try sandbox.sync.run(["--journal", sandbox.journal, "--url", "mqtt://127.0.0.1:\(gone)"], environment: Self.environment())
-        #expect(failed.exitStatus == 75, "\(failed)")
+        failed.expectExit(75)
 
         let broker = try MosquittoBroker(directory: sandbox.directory.path)
         let moved = ["--journal", sandbox.journal, "--url", "mqtt://127.0.0.1:\(broker.port)", "-v"]

@@ -27,7 +27,7 @@ import Glibc
         let (_, floor) = try HostileMeasure.peakRSS(sandbox.sync, ["--help"])
         let (result, peak) = try HostileMeasure.peakRSS(sandbox.sync, ["--journal", sandbox.journal, "--now"])
         // The broker hangs up after them: the points wait for the next run.
-        #expect(result.exitStatus == 75, "\(result)")
+        result.expectExit(75)
         #expect(result.stderrLines.count == 1, "\(result.stderrText)")
         #expect(peak > 0 && peak < floor + (24 << 20), "peak RSS \(peak >> 20) MiB, floor \(floor >> 20) MiB")
         #expect(try DestinationCommandTests.cursor(sandbox, "home") == 0)
@@ -41,7 +41,7 @@ import Glibc
         let broker = try FakeMQTTBroker(afterConnack: acknowledgements, greeting: FakeMQTTBroker.deaf)
         let sandbox = try sandbox("overland-mqtt-stray-puback", points: 300, port: broker.port)
         let result = try sandbox.sync.run(["--journal", sandbox.journal, "--now"])
-        #expect(result.exitStatus == 75, "\(result)")
+        result.expectExit(75)
         #expect(result.stderrLines.count == 1, "\(result.stderrText)")
         #expect(result.stderrText.contains("acknowledged packet id 1, which is not in flight: a protocol error"), "\(result.stderrText)")
         #expect(try DestinationCommandTests.cursor(sandbox, "home") == 0)

@@ -173,7 +173,7 @@ import Glibc
         try FileManager.default.createDirectory(atPath: sandbox.directory.appending("other-mount"), withIntermediateDirectories: true)
         try FileManager.default.moveItem(atPath: sandbox.target, toPath: elsewhere)
         let missing = try sandbox.move()
-        #expect(missing.exitStatus == 66, "\(missing)")
+        missing.expectExit(66)
         #expect(missing.stderrText.contains("pending"), "\(missing.stderrText)")
         let finished = try sandbox.move(to: elsewhere)
         #expect(finished.succeeded && finished.stdoutText.contains("finished an interrupted move"), "\(finished)")
@@ -196,7 +196,7 @@ import Glibc
         MoveInvariant.check(unsent: unsent, source: source, target: target, context: "after --abort")
         #expect(target?.unsent.count == 13 + 20 + 20)
         let noneLeft = try sandbox.overland(["journal", "move", "--journal", sandbox.source, "--abort"])
-        #expect(noneLeft.exitStatus == 64, "\(noneLeft)")
+        noneLeft.expectExit(64)
     }
 
     @Test func abortCompletesACopyFoundInPartRatherThanLeaveItInBothJournals() throws {
@@ -225,7 +225,7 @@ import Glibc
         #expect(try sandbox.move(fault: "move.after-delete:2").termination == .signaled(SIGKILL))
         try FileManager.default.removeItem(atPath: sandbox.directory.appending("stick"))
         let refused = try sandbox.overland(["journal", "move", "--journal", sandbox.source, "--abort"])
-        #expect(refused.exitStatus == 66, "\(refused)")
+        refused.expectExit(66)
         let aborted = try sandbox.overland(["journal", "move", "--journal", sandbox.source, "--abort", "--target-lost"])
         #expect(aborted.succeeded, "\(aborted)")
         let source = try #require(try JournalView.read(sandbox.source))
@@ -241,19 +241,19 @@ import Glibc
         try FileManager.default.createDirectory(atPath: sandbox.directory.appending("stick"), withIntermediateDirectories: true)
         try Data("photo".utf8).write(to: URL(fileURLWithPath: sandbox.directory.appending("stick/photo.jpg")))
         let notEmpty = try sandbox.move(to: sandbox.directory.appending("stick"))
-        #expect(notEmpty.exitStatus == 73, "\(notEmpty)")
+        notEmpty.expectExit(73)
         // Another logger's journal.
         let other = sandbox.directory.appending("other")
         try MoveRecords.makeSource(at: other, sealed: 1, cursor: 0)
         let notMoved = try sandbox.move(to: other)
-        #expect(notMoved.exitStatus == 65, "\(notMoved)")
+        notMoved.expectExit(65)
         #expect(notMoved.stderrText.contains("did not create"), "\(notMoved.stderrText)")
         // Itself.
         let itself = try sandbox.move(to: sandbox.source)
-        #expect(itself.exitStatus == 65 || itself.exitStatus == 64, "\(itself)")
+        itself.expectExit(64)
         // Usage.
         let noTarget = try sandbox.overland(["journal", "move", "--journal", sandbox.source])
-        #expect(noTarget.exitStatus == 64, "\(noTarget)")
+        noTarget.expectExit(64)
         // Nothing moved anywhere.
         #expect(try JournalView.read(sandbox.source)?.unsent.count == 120 + 5 - 27)
     }
@@ -264,7 +264,7 @@ import Glibc
         let source = try Journal(path: sandbox.source)
         let held = try #require(try source.tryLock("sync.lock"))
         let busy = try sandbox.move()
-        #expect(busy.exitStatus == 75, "\(busy)")
+        busy.expectExit(75)
         withExtendedLifetime(held) {}
     }
 }

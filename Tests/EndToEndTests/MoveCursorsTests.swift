@@ -146,7 +146,7 @@ import Glibc
         _ = try Self.makeSource(sandbox)
         try Data("garbage".utf8).write(to: URL(fileURLWithPath: sandbox.source + "/cursors/b.json"))
         let refused = try sandbox.move()
-        #expect(refused.exitStatus == 65, "\(refused)")
+        refused.expectExit(65)
         #expect(refused.stderrText.contains("cursors/b.json"), "\(refused.stderrText)")
         #expect(try Journal(path: sandbox.source).pendingMove() == nil)
         #expect(try Journal(path: sandbox.source).segments().count == 7)

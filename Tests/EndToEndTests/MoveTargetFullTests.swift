@@ -24,7 +24,7 @@ import Glibc
             return
         }
         let full = try sandbox.move()
-        #expect(full.exitStatus == 74, "\(full)")
+        full.expectExit(74)
         #expect(full.stderrText.contains("no space left on device"), "\(full.stderrText)")
         #expect(full.stderrText.contains("stay in the source journal"), "\(full.stderrText)")
         let source = try #require(try JournalView.read(sandbox.source))
@@ -38,7 +38,7 @@ import Glibc
 
         // Still full: the same clean failure, nothing lost.
         let again = try sandbox.move()
-        #expect(again.exitStatus == 74, "\(again)")
+        again.expectExit(74)
         MoveInvariant.check(unsent: unsent, source: try JournalView.read(sandbox.source), target: try JournalView.read(sandbox.target),
                             context: "still full")
 
@@ -59,7 +59,7 @@ import Glibc
         let lines = try MoveRecords.makeSource(at: sandbox.source, sealed: 3, perSegment: 20, cursor: 0, pad: 1500)
         let stick = try #require(MountedFileSystem.tmpfs(at: sandbox.directory.appending("stick"), bytes: 4 << 10), "mount -t tmpfs failed")
         let full = try sandbox.move()
-        #expect(full.exitStatus == 74, "\(full)")
+        full.expectExit(74)
         let source = try #require(try JournalView.read(sandbox.source))
         #expect(!source.movePending)
         #expect(source.unsent == lines)

@@ -21,16 +21,16 @@ struct NewUserMessagesTests {
         defer { server.stop() }
         try sandbox.writeSettings(#"{"endpoint": "\#(server.url)"}"#)
         let result = try sandbox.sync.run(["--journal", sandbox.journal, "--now"])
-        #expect(result.exitStatus == 77, "\(result)")
+        result.expectExit(77)
         #expect(result.stderrLines.count == 1, "\(result)")
         #expect(result.stderrText.contains("no token is set") && result.stderrText.contains("'overland config set token --stdin'"),
                 "\(result)")
         #expect(!result.stderrText.contains("check the token"), "\(result)")
 
         let added = try sandbox.overland.run(["destination", "add", "other", server.url + "/other", "--from-start", "--journal", sandbox.journal])
-        #expect(added.exitStatus == 0, "\(added)")
+        added.expectExit(0)
         let named = try sandbox.sync.run(["--journal", sandbox.journal, "--now", "--to", "other"])
-        #expect(named.exitStatus == 77, "\(named)")
+        named.expectExit(77)
         #expect(named.stderrText.contains("'overland destination set other token --stdin'"), "\(named)")
 
         // A token that is set and refused: the token is what to check.
@@ -46,7 +46,7 @@ struct NewUserMessagesTests {
         defer { server.stop() }
         try sandbox.writeSettings(#"{"endpoint": "\#(server.url)", "token": "t"}"#)
         let result = try sandbox.sync.run(["--journal", sandbox.journal, "--now"])
-        #expect(result.exitStatus == 78, "\(result)")
+        result.expectExit(78)
         #expect(result.stderrLines.count == 1 && result.stderrText.hasPrefix("overland-sync: \(server.url): "), "\(result)")
         #expect(!result.stderrText.contains(sandbox.journal), "\(result)")
     }
@@ -62,16 +62,16 @@ struct NewUserMessagesTests {
         defer { failing.stop(); fixed.stop() }
         try sandbox.writeSettings(#"{"endpoint": "\#(failing.url)", "token": "t"}"#)
         let first = try sandbox.sync.run(["--journal", sandbox.journal, "--now"])
-        #expect(first.exitStatus == 75, "\(first)")
+        first.expectExit(75)
         #expect(try sandbox.overland.run(["config", "set", "endpoint", fixed.url]).exitStatus == 0)
         let cron = try sandbox.sync.run(["--journal", sandbox.journal])
-        #expect(cron.exitStatus == 0, "\(cron)")
+        cron.expectExit(0)
         #expect(cron.stderrText.isEmpty, "a cron run that succeeds says nothing: \(cron.stderrText)")
         #expect(fixed.requests.count == 1)
 
         try sandbox.logEpochs(3..<6)
         let oneOff = try sandbox.sync.run(["--journal", sandbox.journal, "--now", "--url", failing.url])
-        #expect(oneOff.exitStatus == 75, "\(oneOff)")
+        oneOff.expectExit(75)
         let status = try sandbox.overland.run(["status", "--json", "--journal", sandbox.journal])
         let object = try #require((try? JSONScan.value(status.stdout)) as? [String: Any], "\(status)")
         #expect(object["failed_attempts"] as? Int == 0, "\(status.stdoutText)")
@@ -81,7 +81,7 @@ struct NewUserMessagesTests {
     @Test func theHelpNamesEveryKeyAndDefault() throws {
         let sandbox = try ReliabilitySandbox(prefix: "overland-help")
         let help = try sandbox.overland.run(["destination", "set", "--help"])
-        #expect(help.exitStatus == 0, "\(help)")
+        help.expectExit(0)
         let text = help.stdoutText.replacingOccurrences(of: "\n", with: " ").split(separator: " ", omittingEmptySubsequences: true)
             .joined(separator: " ")
         for key in ["url", "verify", "verify_url", "verify_token", "pub_retain", "commands", "batch_size", "topic", "discovery"] {
@@ -105,7 +105,7 @@ struct NewUserMessagesTests {
     @Test func anEndpointIsRefusedWithTheSyncsWords() throws {
         let sandbox = try ReliabilitySandbox(prefix: "overland-endpoint-words")
         let config = try sandbox.overland.run(["config", "set", "endpoint", "http://h:/api"])
-        #expect(config.exitStatus == 64, "\(config)")
+        config.expectExit(64)
         #expect(config.stderrLines.count == 1 && config.stderrText.contains("has an empty port after ':'"), "\(config)")
         let add = try sandbox.overland.run(["destination", "add", "h", "http://h:/api", "--journal", sandbox.journal])
         #expect(add.stderrText.contains("has an empty port after ':'"), "\(add)")
@@ -117,7 +117,7 @@ struct NewUserMessagesTests {
         try sandbox.logEpochs(0..<20)
         let target = sandbox.directory.appending("stick")
         let move = try sandbox.overland.run(["journal", "move", "--journal", sandbox.journal, "--to", target])
-        #expect(move.exitStatus == 64, "\(move)")
+        move.expectExit(64)
         #expect(move.stderrLines.count == 1 && move.stderrText.contains("moved nothing, and 20 unsent points stay here")
                 && move.stderrText.contains("--seal"), "\(move)")
         #expect(try sandbox.records().records.count == 20)
@@ -133,7 +133,7 @@ struct NewUserMessagesTests {
         try sandbox.logEpochs(5..<10)
         #expect(try sandbox.overland.run(["trip", "stop", "--journal", sandbox.journal]).exitStatus == 0)
         let stats = try sandbox.overland.run(["journal", "stats", "--journal", sandbox.journal])
-        #expect(stats.exitStatus == 0, "\(stats)")
+        stats.expectExit(0)
         #expect(stats.stdoutLines.contains { $0.hasPrefix("records   11 (10 location points): ") }, "\(stats.stdoutText)")
         let last = "2024-03-01T00:00:09Z"
         #expect(stats.stdoutLines.contains("to        \(last)"), "the last point's time, not the trip's end: \(stats.stdoutText)")
@@ -148,7 +148,7 @@ struct NewUserMessagesTests {
         let sandbox = try ReliabilitySandbox(prefix: "overland-setup-cut")
         try sandbox.writeSettings(#"{"endpoint": "https://old.example/in", "token": "old-token"}"#)
         let cut = try sandbox.overland.run(["setup", "overland://setup?url=https://gps.example/in"])
-        #expect(cut.exitStatus == 0, "\(cut)")
+        cut.expectExit(0)
         #expect(cut.stderrText.contains("the shell cut it at the first '&'"), "\(cut)")
         let whole = try sandbox.overland.run(["setup", "overland://setup?url=https://gps.example/in&token=new-token"])
         #expect(whole.exitStatus == 0 && !whole.stderrText.contains("shell"), "\(whole)")
@@ -162,15 +162,15 @@ struct NewUserMessagesTests {
         let rmcOnly = SyntheticDrive.text(0..<3).split(separator: "\r\n").filter { $0.contains("RMC") }.map { $0 + "\r\n" }.joined()
         let input = try sandbox.file("rmc.nmea", rmcOnly)
         let logged = try sandbox.log.run(["--journal", sandbox.journal, "--device-id", "reliability", input])
-        #expect(logged.exitStatus == 0, "\(logged)")
+        logged.expectExit(0)
         try sandbox.logEpochs(10..<12)
         let server = try LocalServer()
         defer { server.stop() }
         let added = try sandbox.overland.run(["destination", "add", "ot", server.url, "--protocol", "owntracks", "--from-start",
                                               "--journal", sandbox.journal])
-        #expect(added.exitStatus == 0, "\(added)")
+        added.expectExit(0)
         let sync = try sandbox.sync.run(["--journal", sandbox.journal, "--now", "--to", "ot"])
-        #expect(sync.exitStatus == 0, "\(sync)")
+        sync.expectExit(0)
         let bodies = server.requests.map(\.bodyText)
         try #require(bodies.count == 5, "\(bodies)")
         #expect(bodies.prefix(3).allSatisfy { !$0.contains("\"alt\"") }, "\(bodies)")

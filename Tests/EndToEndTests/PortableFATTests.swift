@@ -63,7 +63,7 @@ import Glibc
             return
         }
         let full = try sandbox.move()
-        #expect(full.exitStatus == 74, "\(full)")
+        full.expectExit(74)
         let source = try #require(try JournalView.read(sandbox.source))
         let target = try JournalView.read(sandbox.target)
         #expect(!source.movePending)

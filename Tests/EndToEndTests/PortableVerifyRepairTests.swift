@@ -82,7 +82,7 @@ import Glibc
         try Self.write(active + [UInt8](repeating: 0, count: 4096), segments + names[5])
 
         let verify = try sandbox.overland(["journal", "verify", "--journal", sandbox.source])
-        #expect(verify.exitStatus == 65, "\(verify)")
+        verify.expectExit(65)
         let reports = verify.stderrLines
         #expect(reports.contains { $0.contains("segments/\(names[1]): \(flipped.size) damaged bytes at offset \(flipped.offset)") }, "\(reports)")
         #expect(reports.contains { $0.contains("segments/\(names[3]):") && $0.contains("at offset \(cutMember.offset)") }, "\(reports)")

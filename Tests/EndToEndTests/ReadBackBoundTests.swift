@@ -56,7 +56,7 @@ import Glibc
         let sandbox = try sandbox(dawarich: api, other: other)
         #expect(try sync(sandbox, minute: 0).exitStatus == 0)
         let result = try sync(sandbox, minute: 1)
-        #expect(result.exitStatus == 75, "\(result)")
+        result.expectExit(75)
         let lines = result.stderrLines.filter { $0.contains("reading back: stopped after 4 requests") }
         #expect(lines.count == 1, "\(result)")
         let gets = api.requests.filter { $0.method == "GET" }.count
@@ -86,7 +86,7 @@ import Glibc
         #expect(waitUntil { api.requests.contains { $0.method == "GET" } }, "the read-back began")
         // Meanwhile, a run for the other destination sends.
         let result = try sync(sandbox, minute: 1, ["--to", "other", "--verbose"])
-        #expect(result.exitStatus == 0, "\(result)")
+        result.expectExit(0)
         #expect(!result.stderrText.contains("another overland-sync"), "\(result)")
         #expect(other.requests.count == 2, "the new points reached the other destination")
         // A run for the destination being read back leaves it to that run, quietly.

@@ -93,7 +93,7 @@ import Glibc
             #expect(recorder.receive(until: received) == received, "\(run)")
         }
         let refusal = try #require(last)
-        #expect(refusal.exitStatus == 65, "\(refusal)")
+        refusal.expectExit(65)
         #expect(refusal.stderrText.contains("OwnTracks Recorder does not hold 20 points the broker acknowledged, each published "
                                             + "twice again, from 2024-03-01T00:01:20Z to 2024-03-01T00:01:39Z; no longer sent: the "
                                             + "broker may have dropped them"), "\(refusal)")
@@ -109,20 +109,20 @@ import Glibc
         #expect(try sync(sandbox, minute: 0).exitStatus == 0)
         #expect(recorder.file(until: 100) == 100)
         let verified = try sync(sandbox, minute: 1)
-        #expect(verified.exitStatus == 0, "\(verified)")
+        verified.expectExit(0)
         #expect(try state(sandbox, "home")["stored_through"] as? Int == 100)
         store.lose { (ReadBackJournal.t0 + 30..<ReadBackJournal.t0 + 79).contains($0.time) }
 
         let resend = try sandbox.overland.run(["destination", "resend", "home", "--missing", "--journal", sandbox.journal],
                                               environment: clock(2))
-        #expect(resend.exitStatus == 0, "\(resend)")
+        resend.expectExit(0)
         #expect(resend.stdoutLines.first == "home: sent again 49 points the receiver did not hold, from 2024-03-01T00:00:30Z "
                 + "to 2024-03-01T00:01:18Z through the broker", "\(resend)")
         // The 49 and then the newest point once more, through the broker.
         #expect(recorder.file(until: 100) == 100)
         #expect(Set(store.points.map(\.time)) == times(0..<100))
         let audit = try sandbox.overland.run(["destination", "audit", "home", "--journal", sandbox.journal], environment: clock(3))
-        #expect(audit.exitStatus == 0, "\(audit)")
+        audit.expectExit(0)
     }
 
     @Test func whatTheBrokerLostMidDrainAfterItsPubacksIsFoundAndSentAgain() throws {
@@ -137,7 +137,7 @@ import Glibc
 
         // Run 1 publishes 200; the Recorder files them all.
         let first = try sync(sandbox, minute: 0)
-        #expect(first.exitStatus == 0, "\(first)")
+        first.expectExit(0)
         #expect(recorder.file(until: 200) == 200)
 
         // The Recorder goes away; the broker queues for its session (in memory: persistence
@@ -160,7 +160,7 @@ import Glibc
         let second = run.wait()
         let acked = Int(try acknowledged(sandbox))
         try #require(acked >= 1_000 && acked < total, "the drain ended before the kill: make the journal longer (\(acked))")
-        #expect(second.exitStatus == 75, "\(second)")
+        second.expectExit(75)
 
         // The broker comes back without what it acknowledged; so does the Recorder (a new
         // session): it holds run 1's 200 only.
@@ -172,7 +172,7 @@ import Glibc
         // finds it missing and publishes it again; the broker acknowledges before the
         // Recorder has it, so the next run reads it back: 75.
         let third = try sync(sandbox, minute: 2)
-        #expect(third.exitStatus == 75, "\(third)")
+        third.expectExit(75)
         let lost = acked - 200
         let line = third.stderrLines.filter { $0.contains("sent again through the broker") }
         #expect(line == ["overland-sync: home: reading back: \(lost) points the receiver did not hold sent again through the broker; "
@@ -191,7 +191,7 @@ import Glibc
 
         // Run 4 finds every point stored: the mark passes them, the resend counts go.
         let fourth = try sync(sandbox, minute: 3)
-        #expect(fourth.exitStatus == 0, "\(fourth)")
+        fourth.expectExit(0)
         #expect(fourth.stderrText.contains("read back \(total) points: \(total) stored, 0 sent again"), "\(fourth)")
         let saved = try state(sandbox, "home")
         #expect(saved["stored_through"] as? Int == total)
@@ -201,7 +201,7 @@ import Glibc
         // The audit reads the Recorder through the broker's destination too: nothing
         // missing; the newest point, held twice (published once more), is not extra.
         let audit = try sandbox.overland.run(["destination", "audit", "home", "--journal", sandbox.journal], environment: clock(3))
-        #expect(audit.exitStatus == 0, "\(audit)")
+        audit.expectExit(0)
         #expect(audit.stdoutLines.dropFirst().first?.split(separator: " ") == ["2024-03-01", "\(total)", "\(total)", "0", "0", "0"], "\(audit)")
         let status = try sandbox.overland.run(["status", "--journal", sandbox.journal])
         #expect(status.stdoutText.contains("acknowledged through record \(total), stored through record \(total), 0 refused"), "\(status)")
@@ -224,7 +224,7 @@ import Glibc
         try #require(try sandbox.overland.run(["destination", "set", "home", "verify", "true"]).succeeded)
 
         let first = try sync(sandbox, minute: 0)
-        #expect(first.exitStatus == 0, "\(first)")
+        first.expectExit(0)
         try homeAssistant.processConfig()
         // The config's object id, not "van_van" (Home Assistant 2024.2 on: the device's name
         // and the entity's), nor "van" as read before; found by the device's identifier.
@@ -233,14 +233,14 @@ import Glibc
         #expect(store.points.first?.time == ReadBackJournal.t0 + 29, "only the retained newest reached it")
 
         let second = try sync(sandbox, minute: 1)
-        #expect(second.exitStatus == 75, "\(second)")
+        second.expectExit(75)
         #expect(second.stderrText.contains("reading back: 29 points the receiver did not hold sent again through the broker"), "\(second)")
         #expect(homeAssistant.record(until: 31) == 31)
         #expect(Set(store.points.map(\.time)) == times(0..<30))
         #expect(store.points.last?.time == ReadBackJournal.t0 + 29, "the tracker ends at the newest point")
 
         let third = try sync(sandbox, minute: 2)
-        #expect(third.exitStatus == 0, "\(third)")
+        third.expectExit(0)
         #expect(third.stderrText.contains("read back 30 points: 30 stored, 0 sent again"), "\(third)")
         #expect(try state(sandbox, "home")["stored_through"] as? Int == 30)
         #expect(!(first.stderrText + second.stderrText + third.stderrText).contains("ha-long-lived-token"))

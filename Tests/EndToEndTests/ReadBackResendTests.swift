@@ -53,13 +53,13 @@ import Testing
         store.lose { (ReadBackJournal.t0 + 20..<ReadBackJournal.t0 + 30).contains($0.time) }
 
         let audit = try overland(sandbox, ["destination", "audit", "default"], minute: 2)
-        #expect(audit.exitStatus == 65, "\(audit)")
+        audit.expectExit(65)
         #expect(row(audit, "2024-03-01") == ["60", "50", "10", "0", "0"], "\(audit)")
         #expect(try status(sandbox)["refused"] as? Int == 10, "status counts what the audit found")
 
         let received = store.received
         let resend = try overland(sandbox, ["destination", "resend", "default", "--missing"], minute: 3)
-        #expect(resend.exitStatus == 0, "\(resend)")
+        resend.expectExit(0)
         #expect(resend.stdoutLines.first?.contains("sent again 10 points the receiver did not hold, from 2024-03-01T00:00:20Z to 2024-03-01T00:00:29Z") == true,
                 "\(resend)")
         #expect(resend.stderrText.isEmpty, "\(resend)")
@@ -68,7 +68,7 @@ import Testing
         #expect(try status(sandbox)["acknowledged"] as? Int == 60, "the cursor does not move")
 
         let confirmed = try overland(sandbox, ["destination", "audit", "default"], minute: 4)
-        #expect(confirmed.exitStatus == 0, "\(confirmed)")
+        confirmed.expectExit(0)
         #expect(row(confirmed, "2024-03-01") == ["60", "60", "0", "0", "0"], "\(confirmed)")
         #expect(try status(sandbox)["refused"] as? Int == 0, "what the audit confirmed is no longer counted refused")
         #expect(try sync(sandbox, minute: 5).exitStatus == 0, "the sync sends nothing again")
@@ -89,7 +89,7 @@ import Testing
         #expect(last?.exitStatus == 65, "\(String(describing: last))")
         #expect(try status(sandbox)["refused"] as? Int == 20)
         let audit = try overland(sandbox, ["destination", "audit", "default"], minute: 9)
-        #expect(audit.exitStatus == 65, "\(audit)")
+        audit.expectExit(65)
         #expect(row(audit, "2024-03-01") == ["60", "40", "20", "0", "0"], "\(audit)")
         #expect(try status(sandbox)["refused"] as? Int == 20, "the same count")
     }
@@ -106,7 +106,7 @@ import Testing
         #expect(store.received == 60)
         let resend = try overland(sandbox, ["destination", "resend", "default", "--since", "2024-03-01T00:00:10Z",
                                             "--until", "2024-03-01"], minute: 1)
-        #expect(resend.exitStatus == 0, "\(resend)")
+        resend.expectExit(0)
         #expect(resend.stdoutLines == ["default: sent again 20 points, from 2024-03-01T00:00:10Z to 2024-03-01T00:00:29Z"], "\(resend)")
         #expect(store.received == 60 + 20 + 1)
         let newest = try #require(store.points.last)

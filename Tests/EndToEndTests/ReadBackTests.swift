@@ -102,7 +102,7 @@ import Testing
         #expect(runs.last?.exitStatus == 0, "\(runs)")
         #expect(store.received == 1_100, "no point was sent again: every one was read back where it is")
         let audit = try sandbox.overland.run(["destination", "audit", "default", "--journal", sandbox.journal, "--json"])
-        #expect(audit.exitStatus == 0, "\(audit)")
+        audit.expectExit(0)
         let days = try #require(try JSONSerialization.jsonObject(with: Data(audit.stdout)) as? [[String: Any]], "\(audit)")
         #expect(days.first?["day"] as? String == "2024-03-01" && days.first?["missing"] as? Int == 0, "\(audit)")
     }
@@ -148,7 +148,7 @@ import Testing
         try ReadBackJournal.append(points(0..<40), to: sandbox.journal)
         #expect(try (0..<3).map { try sync(sandbox, minute: $0).exitStatus } == [0, 75, 75])
         let result = try sync(sandbox, minute: 3)
-        #expect(result.exitStatus == 65, "\(result)")
+        result.expectExit(65)
         let lines = result.stderrLines.filter { $0.contains("did not store") }
         #expect(lines.count == 1, "\(result)")
         let line = try #require(lines.first)
@@ -156,7 +156,7 @@ import Testing
         #expect(store.received == 40 + 20 * 2 + 2, "each refused point sent twice again, no more (and the newest after each resend)")
         // Refused: not sent again by the next run.
         let again = try sync(sandbox, minute: 4)
-        #expect(again.exitStatus == 0, "\(again)")
+        again.expectExit(0)
         #expect(store.received == 82)
         #expect(try state(sandbox)["refused_records"] as? Int == 20)
     }
@@ -174,7 +174,7 @@ import Testing
         #expect(try sandbox.overland.run(["config", "set", "device_id", "bob/truck"]).exitStatus == 0)
         #expect(try sync(sandbox, minute: 5).exitStatus == 75, "the refused points sent again, as the new setting sends them")
         let result = try sync(sandbox, minute: 6)
-        #expect(result.exitStatus == 0, "\(result)")
+        result.expectExit(0)
         #expect(Set(store.points.filter { $0.device == "bob/truck" }.map(\.time)) == Set((20..<40).map { ReadBackJournal.t0 + Int64($0) }))
         let saved = try state(sandbox)
         #expect(saved["refused_records"] == nil && saved["refused_from"] == nil && saved["stored_through"] as? Int == 40)
@@ -208,12 +208,12 @@ import Testing
         try ReadBackJournal.append(points(0..<20), to: sandbox.journal)
         #expect(try sync(sandbox, minute: 0).exitStatus == 0, "nothing read back in the run that sent it")
         let failed = try sync(sandbox, minute: 1)
-        #expect(failed.exitStatus == 75, "\(failed)")
+        failed.expectExit(75)
         #expect(failed.stderrLines.filter { $0.contains("answered HTTP 503 to reading back") }.count == 1, "\(failed)")
         #expect(try state(sandbox)["stored_through"] as? Int == 0, "nothing compared: the mark stays")
         store.readsFail = false
         let result = try sync(sandbox, minute: 2)
-        #expect(result.exitStatus == 0, "\(result)")
+        result.expectExit(0)
         #expect(times(store).count == 20)
         #expect(try state(sandbox)["stored_through"] as? Int == 20)
     }
@@ -229,7 +229,7 @@ import Testing
         try ReadBackJournal.append(points(0..<30) { if $0.index % 3 == 0 { $0.speed = 2.5 } }, to: sandbox.journal)
         #expect(try (0..<3).map { try sync(sandbox, minute: $0).exitStatus } == [0, 75, 75])
         let result = try sync(sandbox, minute: 3)
-        #expect(result.exitStatus == 65, "\(result)")
+        result.expectExit(65)
         let line = try #require(result.stderrLines.first { $0.contains("did not store") })
         #expect(line.contains("10 points") && line.contains("speed with a fraction") && line.contains("profile wayfinder"), "\(line)")
         #expect(!result.stderrText.contains("R-token") && !result.stderrText.contains("W-token"))
@@ -249,7 +249,7 @@ import Testing
         try ReadBackJournal.append(points(0..<20), to: sandbox.journal)
         #expect(try (0..<3).map { try sync(sandbox, minute: $0).exitStatus } == [0, 75, 75])
         let result = try sync(sandbox, minute: 3)
-        #expect(result.exitStatus == 65, "\(result)")
+        result.expectExit(65)
         let line = try #require(result.stderrLines.first { $0.contains("did not store") }, "\(result)")
         #expect(line.contains("5 points") && line.contains("shares its second") && line.contains("2024-03-01T00:00:05Z"), "\(line)")
     }
@@ -308,7 +308,7 @@ import Testing
                                    ["profile", "home-assistant"], ["device_id", "bob/van"], ["verify", "true"]])
         try ReadBackJournal.append(points(0..<3), to: sandbox.journal)
         let result = try sync(sandbox, minute: 0)
-        #expect(result.exitStatus == 78, "\(result)")
+        result.expectExit(78)
         #expect(result.stderrText.contains("verify_token"))
     }
 
@@ -319,7 +319,7 @@ import Testing
         let refused = try sandbox.overland.run(["config", "set", "verify", "true"])
         #expect(refused.exitStatus != 0 && refused.stderrLines.count == 1 && refused.stderrText.contains("Wayfinder"), "\(refused)")
         let add = try sandbox.overland.run(["destination", "add", "way", "https://wayfinder.example/api/overland", "--profile", "wayfinder"])
-        #expect(add.exitStatus == 0, "\(add)")
+        add.expectExit(0)
         let set = try sandbox.overland.run(["destination", "set", "way", "verify", "true"])
         #expect(set.exitStatus != 0 && set.stderrLines.count == 1 && set.stderrText.contains("Wayfinder"), "\(set)")
     }
@@ -327,14 +327,14 @@ import Testing
     @Test func theReadTokenIsNeverShown() throws {
         let sandbox = try sandbox([["endpoint", "https://c.example/api/input"], ["profile", "compass"], ["verify", "true"]])
         let set = try sandbox.overland.run(["config", "set", "verify_token", "--token-stdin"], stdinText: "S3cr3t-read-token\n")
-        #expect(set.exitStatus == 0, "\(set)")
+        set.expectExit(0)
         #expect(!set.stdoutText.contains("S3cr3t") && !set.stderrText.contains("S3cr3t"))
         let list = try sandbox.overland.run(["config", "list"])
         #expect(list.exitStatus == 0 && list.stdoutText.contains("verify_token") && !list.stdoutText.contains("S3cr3t"), "\(list)")
         let add = try sandbox.overland.run(["destination", "add", "c2", "https://c.example/api/input", "--profile", "compass"])
-        #expect(add.exitStatus == 0, "\(add)")
+        add.expectExit(0)
         let stdin = try sandbox.overland.run(["destination", "set", "c2", "verify_token", "--token-stdin"], stdinText: "S3cr3t-two\n")
-        #expect(stdin.exitStatus == 0, "\(stdin)")
+        stdin.expectExit(0)
         let shown = try sandbox.overland.run(["destination", "list", "--json"])
         #expect(shown.stdoutText.contains("\"verify_token\":true") && !shown.stdoutText.contains("S3cr3t"), "\(shown)")
     }
@@ -372,7 +372,7 @@ import Testing
         store.inject(.init(time: ReadBackJournal.t0 + 50_000, latitude: 1, longitude: 1, device: "bob/van", speed: -1, recordedAt: 0))
         store.inject(.init(time: ReadBackJournal.t0 + 4, latitude: 2, longitude: 2, device: "bob/van", speed: -1, recordedAt: 0))
         let audit = try sandbox.overland.run(["destination", "audit", "default", "--journal", sandbox.journal])
-        #expect(audit.exitStatus == 65, "\(audit)")
+        audit.expectExit(65)
         #expect(audit.stdoutLines.dropFirst().first?.split(separator: " ") == ["2024-03-01", "40", "32", "7", "1", "2"], "\(audit)")
         #expect(audit.stdoutLines.dropFirst(2).first?.split(separator: " ") == ["2024-03-02", "10", "8", "2", "0", "0"], "\(audit)")
         let json = try sandbox.overland.run(["destination", "audit", "default", "--journal", sandbox.journal, "--json",

@@ -43,7 +43,7 @@ import Testing
         #expect(try sync(sandbox, minute: 0).exitStatus == 0)
         #expect(try sync(sandbox, minute: 1).exitStatus == 75, "the lost positions sent again")
         let result = try sync(sandbox, minute: 2)
-        #expect(result.exitStatus == 0, "\(result)")
+        result.expectExit(0)
         #expect(Set(store.points.map(\.time)) == Set((0..<60).map { ReadBackJournal.t0 + Int64($0) }))
         #expect(result.stderrText.contains("read back 60 points: 60 stored"), "\(result)")
         // The device's number looked up first in each run that reads, then every range read
@@ -63,7 +63,7 @@ import Testing
         try ReadBackJournal.append(points(0..<30), to: sandbox.journal)
         #expect(try (0..<3).map { try sync(sandbox, minute: $0).exitStatus } == [0, 75, 75])
         let result = try sync(sandbox, minute: 3)
-        #expect(result.exitStatus == 65, "\(result)")
+        result.expectExit(65)
         let lines = result.stderrLines.filter { $0.contains("did not store") }
         #expect(lines == ["overland-sync: Traccar did not store 10 points acknowledged and sent twice again, "
                           + "from 2024-03-01T00:00:20Z to 2024-03-01T00:00:29Z; no longer sent"], "\(result)")
@@ -79,7 +79,7 @@ import Testing
         let sandbox = try sandbox(server, verifyToken: nil)
         try ReadBackJournal.append(points(0..<5), to: sandbox.journal)
         let result = try sync(sandbox, minute: 0)
-        #expect(result.exitStatus == 78, "\(result)")
+        result.expectExit(78)
         let lines = result.stderrLines.filter { $0.contains("verify") }
         #expect(lines == ["overland-sync: verify: Traccar is read with a Traccar user's credentials: set verify_token to USER:PASSWORD (--token-stdin)"],
                 "\(result)")
@@ -94,7 +94,7 @@ import Testing
         try ReadBackJournal.append(points(0..<5), to: sandbox.journal)
         #expect(try sync(sandbox, minute: 0).exitStatus == 0, "nothing read back in the run that sent it")
         let result = try sync(sandbox, minute: 1)
-        #expect(result.exitStatus == 75, "\(result)")
+        result.expectExit(75)
         #expect(result.stderrText.contains("Traccar refused the read credentials (HTTP 401): check verify_token"), "\(result)")
         #expect(!result.stderrText.contains("wrong-pass"))
     }

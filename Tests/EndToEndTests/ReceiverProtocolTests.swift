@@ -60,7 +60,7 @@ import Testing
         let server = try LocalServer(Self.traccarLike())
         defer { server.stop() }
         let result = try sync(sandbox, server)
-        #expect(result.exitStatus == 0, "\(result)")
+        result.expectExit(0)
         #expect(try cursor(sandbox) == UInt64(Self.points))
         let requests = server.requests
         #expect(requests.count == Self.points)
@@ -87,7 +87,7 @@ import Testing
         let server = try LocalServer { _, _ in LocalServer.text(status, "") }
         defer { server.stop() }
         let result = try sync(sandbox, server)
-        #expect(result.exitStatus == 75, "\(result)")
+        result.expectExit(75)
         #expect(try cursor(sandbox) == 0)
         #expect(server.requests.count == 1)
     }
@@ -97,7 +97,7 @@ import Testing
         let server = try LocalServer(Self.traccarLike(device: "van"))
         defer { server.stop() }
         let result = try sync(sandbox, server)
-        #expect(result.exitStatus == 78, "\(result)")
+        result.expectExit(78)
         #expect(result.stderrText.contains("404"), "\(result.stderrText)")
         #expect(try cursor(sandbox) == 0)
     }
@@ -109,7 +109,7 @@ import Testing
         let server = try LocalServer { _, _ in LocalServer.text(200, "[]") }
         defer { server.stop() }
         let result = try sync(sandbox, server, token: "alice:pw")
-        #expect(result.exitStatus == 0, "\(result)")
+        result.expectExit(0)
         #expect(try cursor(sandbox) == UInt64(Self.points))
         let requests = server.requests
         #expect(requests.count == Self.points)
@@ -125,12 +125,12 @@ import Testing
         let server = try LocalServer { index, _ in index == 5 ? LocalServer.text(500, "") : LocalServer.text(200, "[]") }
         defer { server.stop() }
         let first = try sync(sandbox, server)
-        #expect(first.exitStatus == 75, "\(first)")
+        first.expectExit(75)
         #expect(try cursor(sandbox) == 5)
         server.setScript { _, _ in LocalServer.text(204, "") }
         server.clearRequests()
         let second = try sync(sandbox, server)
-        #expect(second.exitStatus == 0, "\(second)")
+        second.expectExit(0)
         #expect(server.requests.count == Self.points - 5, "any 2xx acknowledges; nothing sent twice but the failed one")
         #expect(try cursor(sandbox) == UInt64(Self.points))
     }
@@ -140,7 +140,7 @@ import Testing
         let server = try LocalServer { _, _ in LocalServer.text(200, "[]") }
         defer { server.stop() }
         let result = try sync(sandbox, server)
-        #expect(result.exitStatus == 0, "\(result)")
+        result.expectExit(0)
         let request = try #require(server.requests.first)
         #expect(server.requests.count == 1)
         #expect(Self.object(request)["tst"] as? Int == Int(SyntheticDrive.time(Self.points - 1)))
@@ -158,7 +158,7 @@ import Testing
         }
         defer { server.stop() }
         let result = try sync(sandbox, server, url: server.baseURL + "/api/v1/overland/batches", token: "d4w+key")
-        #expect(result.exitStatus == 0, "\(result)")
+        result.expectExit(0)
         #expect(try cursor(sandbox) == UInt64(Self.points))
         let request = try #require(server.requests.first)
         #expect(request.header("Authorization") == nil)
@@ -173,7 +173,7 @@ import Testing
         }
         defer { server.stop() }
         let result = try sync(sandbox, server, url: server.baseURL + "/api/v1/owntracks/points", token: "k3y")
-        #expect(result.exitStatus == 0, "\(result)")
+        result.expectExit(0)
         #expect(server.requests.count == Self.points)
     }
 
@@ -220,7 +220,7 @@ import Testing
         let server = try LocalServer(home.script())
         defer { server.stop() }
         let result = try sync(sandbox, server, url: server.baseURL + "/api/webhook/0a1b2c")
-        #expect(result.exitStatus == 0, "\(result)")
+        result.expectExit(0)
         #expect(home.dropped == 0)
         #expect(home.tracked == ["van_van": Self.points])
     }
@@ -237,7 +237,7 @@ import Testing
         }
         defer { server.stop() }
         let result = try sync(sandbox, server, url: server.baseURL + "/pub", token: "bob:s3cret")
-        #expect(result.exitStatus == 0, "\(result)")
+        result.expectExit(0)
         #expect(server.requests.count == Self.points)
         #expect(try cursor(sandbox) == UInt64(Self.points))
     }
@@ -250,14 +250,14 @@ import Testing
         // Setting it is refused (64) in the words the sync uses (issue 35)...
         let sandbox = try logged([])
         let set = try sandbox.overland.run(["config", "set"] + setting)
-        #expect(set.exitStatus == 64, "\(set)")
+        set.expectExit(64)
         #expect(set.stderrLines.count == 1 && set.stderrText.contains(message), "\(set)")
         // ...and a settings file that holds it anyway (written by hand) is refused by the sync (78).
         try sandbox.writeSettings(#"{"\#(setting[0])":"\#(setting[1])"}"#)
         let server = try LocalServer()
         defer { server.stop() }
         let result = try sync(sandbox, server)
-        #expect(result.exitStatus == 78, "\(result)")
+        result.expectExit(78)
         #expect(result.stderrText.contains(message), "\(result.stderrText)")
         #expect(server.requests.isEmpty)
     }
@@ -266,13 +266,13 @@ import Testing
         let message = "profile wayfinder does not fit protocol traccar: it is for protocol overland"
         let sandbox = try logged([["protocol", "traccar"], ["device_id", "van"]])
         let set = try sandbox.overland.run(["config", "set", "profile", "wayfinder"])
-        #expect(set.exitStatus == 64, "\(set)")
+        set.expectExit(64)
         #expect(set.stderrLines.count == 1 && set.stderrText.contains(message), "\(set)")
         try sandbox.writeSettings(#"{"protocol":"traccar","profile":"wayfinder","device_id":"van"}"#)
         let server = try LocalServer()
         defer { server.stop() }
         let result = try sync(sandbox, server)
-        #expect(result.exitStatus == 78, "\(result)")
+        result.expectExit(78)
         #expect(result.stderrText.contains(message), "\(result.stderrText)")
         #expect(server.requests.isEmpty)
     }
@@ -287,7 +287,7 @@ import Testing
     @Test func settingAnUnambiguousEndpointSuggestsItsProfileWithoutApplyingIt() throws {
         let sandbox = try LogSandbox()
         let home = try sandbox.overland.run(["config", "set", "endpoint", "https://ha.example:8123/api/webhook/0a1b2c"])
-        #expect(home.exitStatus == 0, "\(home)")
+        home.expectExit(0)
         #expect(home.stderrText.contains("hint: Home Assistant receives OwnTracks messages at /api/webhook/ID"), "\(home.stderrText)")
         #expect(home.stderrText.contains("overland config set protocol owntracks; overland config set profile home-assistant"), "\(home.stderrText)")
         #expect(!home.stderrText.contains("0a1b2c"), "the url is not repeated: its secret part stays out")

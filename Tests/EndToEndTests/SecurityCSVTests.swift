@@ -25,7 +25,7 @@ struct SecurityCSVTests {
         }
         try appender.commit()
         let result = try sandbox.overland.run(["export", "--journal", sandbox.journal, "--format", "csv"])
-        #expect(result.exitStatus == 0, "\(result)")
+        result.expectExit(0)
         let rows = result.stdoutText.components(separatedBy: "\r\n")
         try #require(rows.count == hostile.count + 2, "\(rows)")
         for (index, (_, field)) in hostile.enumerated() {

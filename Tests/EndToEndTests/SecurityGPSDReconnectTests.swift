@@ -90,7 +90,7 @@ struct SecurityGPSDReconnectTests {
         let child = try sandbox.logger.start(["--journal", sandbox.journal, "--gpsd", address])
         // Before the fix, '[::1' was retried forever: the limit only ends a broken test.
         let result = child.wait()
-        #expect(result.exitStatus == 64, "\(result)")
+        result.expectExit(64)
         #expect(result.stderrLines == ["overland-log: --gpsd '\(address)': use HOST, HOST:PORT or [IPv6]:PORT "
                                        + "(a host name or address, a port from 1 to 65535)"], "\(result.stderrText)")
         #expect(!FileManager.default.fileExists(atPath: sandbox.journal), "the journal is not touched")

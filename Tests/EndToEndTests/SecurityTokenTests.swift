@@ -140,11 +140,11 @@ import Glibc
         let secrets = ["12345678901234567890", "sekrit", "tokenvalue"]
         try sandbox.writeSettings(#"{"token": \#(token)}"#)
         let list = try sandbox.overland.run(["config", "list"])
-        #expect(list.exitStatus == 78, "\(list)")
+        list.expectExit(78)
         #expect(list.stderrText.contains("\"token\""), "\(list.stderrText)")
         #expect(list.stderrText.contains("••••"), "\(list.stderrText)")
         let sync = try sandbox.sync.run(["--journal", sandbox.journal, "--now"])
-        #expect(sync.exitStatus == 78, "\(sync)")
+        sync.expectExit(78)
         let log = try sandbox.log.run(["--journal", sandbox.journal, PackageSupport.repository + "/samples/quectel-l76k.nmea"])
         #expect(log.succeeded, "\(log)")
         try sandbox.writeSettings("{}")
@@ -153,7 +153,7 @@ import Glibc
             .write(to: URL(fileURLWithPath: destinationsFile))
         chmod(destinationsFile, 0o600)
         let destinations = try sandbox.overland.run(["destination", "list"])
-        #expect(destinations.exitStatus == 78, "\(destinations)")
+        destinations.expectExit(78)
         for result in [list, sync, log, destinations] {
             for secret in secrets {
                 #expect(!result.stdoutText.contains(secret) && !result.stderrText.contains(secret), "\(secret) shown: \(result)")

@@ -34,7 +34,7 @@ import Testing
         #expect(late.succeeded, "\(late)")
 
         let run = try sandbox.sync.run(["--journal", sandbox.journal, "--to", "backup"], environment: Self.environment())
-        #expect(run.exitStatus == 75, "\(run)")
+        run.expectExit(75)
         #expect(run.stderrText.contains("70 points kept for the next try"), "\(run.stderrText)")
 
         let status = try sandbox.overland.run(["status", "--journal", sandbox.journal], environment: Self.environment(30))
@@ -129,7 +129,7 @@ import Testing
         defer { flaky.stop(); fixed.stop() }
         let sandbox = try Self.prepare(#"{"endpoint": "\#(flaky.url)", "send_interval": "5m", "main": {"batch_size": 50}}"#)
         let first = try sandbox.sync.run(["--journal", sandbox.journal], environment: Self.environment())
-        #expect(first.exitStatus == 75, "\(first)")
+        first.expectExit(75)
         let failing = try sandbox.overland.run(["status", "--journal", sandbox.journal], environment: Self.environment(5))
         #expect(failing.stdoutText.contains("last sent   5 s ago"), "\(failing.stdoutText)")
         #expect(failing.stdoutText.contains("(1 failed attempt)") && failing.stdoutText.contains("next attempt in"), "\(failing.stdoutText)")

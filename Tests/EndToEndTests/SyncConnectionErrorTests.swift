@@ -10,7 +10,7 @@ import Testing
         try sandbox.logEpochs(0..<5)
         let port = try LocalServer.closedPort()
         let result = try sandbox.sync.run(["--journal", sandbox.journal, "--url", "http://127.0.0.1:\(port)/overland", "--now"])
-        #expect(result.exitStatus == 75, "\(result)")
+        result.expectExit(75)
         #expect(result.stderrLines.count == 1, "\(result.stderrText)")
         #expect(result.stderrText.contains("cannot connect to 127.0.0.1:\(port): connection refused"), "\(result.stderrText)")
         #expect(!result.stderrText.contains("errno"), "\(result.stderrText)")

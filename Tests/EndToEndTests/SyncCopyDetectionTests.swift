@@ -15,7 +15,7 @@ import Testing
         let server = try LocalServer()
         defer { server.stop() }
         let result = try sandbox.sync.run(["--journal", sandbox.journal, "--url", server.url, "--now"])
-        #expect(result.exitStatus == 0, "\(result)")
+        result.expectExit(0)
         #expect(try sandbox.cursor() == 20)
     }
 
@@ -29,11 +29,11 @@ import Testing
         let server = try LocalServer()
         defer { server.stop() }
         let result = try sandbox.sync.run(["--journal", elsewhere, "--url", server.url, "--now"])
-        #expect(result.exitStatus == 65, "\(result)")
+        result.expectExit(65)
         #expect(result.stderrText.contains("another machine"), "\(result.stderrText)")
         #expect(server.requests.isEmpty)
         let accepted = try sandbox.sync.run(["--journal", elsewhere, "--url", server.url, "--now", "--accept-copy"])
-        #expect(accepted.exitStatus == 0, "\(accepted)")
+        accepted.expectExit(0)
         #expect(server.requests.count == 1)
     }
 }

@@ -15,7 +15,7 @@ import Testing
         let url = server.url + "?token=" + token
         let result = try sandbox.sync.run(["--journal", sandbox.journal, "--url", url, "--now"],
                                           environment: ["OVERLAND_TOKEN": token])
-        #expect(result.exitStatus == 78, "\(result)")
+        result.expectExit(78)
         #expect(result.stderrLines.count == 1, "\(result.stderrText)")
         let line = try #require(result.stderrLines.first)
         #expect(line.contains(server.url + "?token=<redacted>:") && line.contains("\(status)"), "\(line)")

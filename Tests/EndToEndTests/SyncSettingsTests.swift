@@ -13,12 +13,12 @@ import Testing
         var sync = ToolRunner(product: "overland-sync")
         sync.environment = sandbox.logger.environment
         let result = try sync.run(["--journal", sandbox.journal, "--url", server.url, "--now"])
-        #expect(result.exitStatus == 0, "\(result)")
+        result.expectExit(0)
         // Each ignored key or value is named once on stderr.
         #expect(result.stderrText.contains("bogus") && result.stderrText.contains("no_such") && result.stderrText.contains("colour"),
                 "\(result.stderrText)")
         let list = try sandbox.overland.run(["config", "list"])
-        #expect(list.exitStatus == 0, "\(list)")
+        list.expectExit(0)
         let lines = list.stdoutLines
         #expect(lines.contains { $0.hasPrefix("send_interval ") && $0.contains("1m") }, "\(list.stdoutText)")
         #expect(lines.contains { $0.hasPrefix("batch_size ") && $0.contains("500") }, "\(list.stdoutText)")

@@ -33,7 +33,7 @@ import Testing
         let server = try LocalServer { _, _ in LocalServer.text(200, "") }
         defer { server.stop() }
         let result = try sandbox.sync.run(["--journal", sandbox.journal, "--url", server.url, "--now", "-v"])
-        #expect(result.exitStatus == 0, "\(result)")
+        result.expectExit(0)
         #expect(server.requests.count == 5)
         #expect(result.stderrText.contains("5 points sent"), "\(result.stderrText)")
         #expect(result.stderrText.contains("1 not sent: trip, visit or action records"), "\(result.stderrText)")
@@ -46,7 +46,7 @@ import Testing
         let server = try LocalServer()
         defer { server.stop() }
         let result = try sandbox.sync.run(["--journal", sandbox.journal, "--url", server.url, "--now", "-v"])
-        #expect(result.exitStatus == 0, "\(result)")
+        result.expectExit(0)
         let request = try #require(server.requests.first)
         #expect(server.requests.count == 1)
         let sent = try #require(SyntheticDrive.index(ofRecord: request.bodyText))
@@ -72,7 +72,7 @@ import Testing
         let server = try LocalServer { _, _ in LocalServer.text(200, "[]") }
         defer { server.stop() }
         let result = try sandbox.sync.run(["--journal", sandbox.journal, "--url", server.url, "--now"])
-        #expect(result.exitStatus == 0, "\(result)")
+        result.expectExit(0)
         let request = try #require(server.requests.first)
         let object = try #require((try? JSONScan.object(request.body)))
         #expect((object["tst"] as? NSNumber)?.int64Value == SyntheticDrive.time(109), "\(request.bodyText)")

@@ -29,7 +29,7 @@ struct SyncStateFileTests {
         defer { server.stop() }
         let result = try sandbox.sync.run(["--journal", sandbox.journal, "--url", server.url, "--now"],
                                           environment: SyncCrashTests.environment)
-        #expect(result.exitStatus == 74, "\(result)")
+        result.expectExit(74)
         #expect(!result.stderrLines.isEmpty && result.stderrLines.allSatisfy { $0.contains(path) }, "\(result)")
         #expect(server.requests.isEmpty)
     }
@@ -43,7 +43,7 @@ struct SyncStateFileTests {
         defer { server.stop() }
         let result = try sandbox.sync.run(["--journal", sandbox.journal, "--url", server.url, "--now"],
                                           environment: SyncCrashTests.environment)
-        #expect(result.exitStatus == 0, "\(result)")
+        result.expectExit(0)
         #expect(result.stderrText.contains(sandbox.journal + "/state/sync.json"), "said: \(result)")
         #expect(try sandbox.cursor() == 5)
     }

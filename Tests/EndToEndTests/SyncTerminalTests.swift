@@ -29,7 +29,7 @@ import Testing
         #expect(quiet.exitStatus == 0 && quiet.stderr.isEmpty && quiet.stdout.isEmpty, "\(quiet)")
         // From a terminal: one line, why and when.
         let told = try Self.onTerminal(sandbox, arguments)
-        #expect(told.exitStatus == 0, "\(told)")
+        told.expectExit(0)
         let lines = told.stdoutLines.filter { !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
         #expect(lines.count == 1, "\(told.stdoutText)")
         let line = try #require(lines.first)

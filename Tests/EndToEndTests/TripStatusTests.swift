@@ -22,7 +22,7 @@ enum StatusCommandFiles {
     static func records(_ sandbox: LogSandbox) throws -> [[String: Any]] {
         let zcat = ToolRunner(executable: "/bin/sh")
         let result = try zcat.run(["-c", "cat \"$0\"/segments/*.jsonl.gz | gzip -dc", sandbox.journal])
-        #expect(result.exitStatus == 0, "\(result)")
+        result.expectExit(0)
         return try result.stdoutLines.map { line in
             try #require(try JSONScan.object(line.utf8))
         }
@@ -48,7 +48,7 @@ enum StatusCommandFiles {
         try waitForPoints(99)
 
         let start = try sandbox.overland.run(["trip", "start", "--journal", sandbox.journal, "--mode", "bicycle"])
-        #expect(start.exitStatus == 0, "\(start)")
+        start.expectExit(0)
         #expect(start.stdoutText.hasPrefix("bicycle trip started at "))
         let started = try sandbox.overland.run(["trip", "--journal", sandbox.journal, "--json"])
         let startText = try #require(started.stdoutText.firstMatch(of: /"start":"([^"]+)"/)?.1, "\(started)")
@@ -74,7 +74,7 @@ enum StatusCommandFiles {
         #expect((trip["distance"] as? Int ?? 0) > 10, "a drive of 15 s: \(trip)")
 
         let stop = try sandbox.overland.run(["trip", "stop", "--journal", sandbox.journal])
-        #expect(stop.exitStatus == 0, "\(stop)")
+        stop.expectExit(0)
         logger.kill(SIGHUP)
         #expect(waitUntil { !logger.hasPending(SIGHUP) })
         // After the stop, a drive later still (the recorder drops fixes older than its last
@@ -84,7 +84,7 @@ enum StatusCommandFiles {
         try waitForPoints(100 + 14 + 99)
         logger.closeInput()
         let result = logger.wait()
-        #expect(result.exitStatus == 0, "\(result)")
+        result.expectExit(0)
 
         let records = try Self.records(sandbox)
         let tripID = try #require(Self.properties(records.first { Self.properties($0)["trip_id"] != nil } ?? [:])["trip_id"] as? String)
@@ -107,7 +107,7 @@ enum StatusCommandFiles {
         let stampedCount = stamped.filter { $0 == tripID }.count
         #expect(stampedCount >= 14 && stampedCount == runningPoints, "\(stampedCount) stamped, \(runningPoints) in the trip")
         let verify = try sandbox.overland.run(["journal", "verify", "--journal", sandbox.journal])
-        #expect(verify.exitStatus == 0, "\(verify)")
+        verify.expectExit(0)
         let after = try sandbox.overland.run(["trip", "--journal", sandbox.journal])
         #expect(after.stdoutText == "no trip\n")
     }
@@ -185,14 +185,14 @@ enum StatusCommandFiles {
         // Whatever the machine running the tests has at /var/lib/overland.
         let noPackage = ["OVERLAND_PACKAGED_JOURNAL": sandbox.directory.appending("no-package")]
         let text = try sandbox.overland.run(["status"], environment: noPackage)
-        #expect(text.exitStatus == 0, "\(text)")
+        text.expectExit(0)
         #expect(text.stderr.isEmpty, "\(text)")
         #expect(text.stdoutText.hasPrefix("Nothing has been logged yet (no journal at \(defaultJournal)).\n"), "\(text.stdoutText)")
         #expect(text.stdoutText.contains("overland-log --gpsd"), "\(text.stdoutText)")
         #expect(text.stdoutText.contains("queued      0 points"), "\(text.stdoutText)")
         #expect(!StatusCommandFiles.exists(defaultJournal), "status creates nothing")
         let json = try sandbox.overland.run(["status", "--json"])
-        #expect(json.exitStatus == 0, "\(json)")
+        json.expectExit(0)
         let object = try #require(try JSONScan.object(json.stdout), "\(json)")
         #expect(object["queued"] as? Int == 0 && object["last"] is NSNull, "\(object)")
         #expect(object["journal"] as? String == defaultJournal)
@@ -222,7 +222,7 @@ enum StatusCommandFiles {
         try sandbox.writeSettings(#"{"endpoint": "https://example.com/overland", "token": "a-secret-token-4242"}"#)
         chmod(sandbox.settingsPath, 0o600)  // a settings file with a token that others can read is warned about
         let text = try sandbox.overland.run(["status", "--journal", sandbox.journal])
-        #expect(text.exitStatus == 0, "\(text)")
+        text.expectExit(0)
         #expect(text.stdoutText.contains("queued      5597 points"), "\(text.stdoutText)")
         #expect(text.stdoutText.contains("45.2728667, -79.4821983"), "the drive's last position: \(text.stdoutText)")
         #expect(text.stdoutText.contains("last sent   never"))

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 #if canImport(Glibc)
 import Glibc
@@ -113,6 +114,27 @@ struct ToolResult: Sendable, CustomStringConvertible {
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if lines.last == "" { lines.removeLast() }
         return lines
+    }
+}
+
+extension ToolResult {
+    /// The one way a test expects how a command ended: exit `status`, not timed out. A
+    /// command returns one status for one input, so a test names that one (never `a || b`);
+    /// the issue recorded shows the whole result.
+    func expectExit(_ status: Int32, _ context: String = "", sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(termination == .exited(status) && !timedOut,
+                "\(context.isEmpty ? "" : context + ": ")expected exit \(status); \(self)", sourceLocation: sourceLocation)
+    }
+}
+
+extension ToolRunner {
+    /// Runs to the end (`run`) and expects exit `status` (`ToolResult.expectExit`).
+    @discardableResult
+    func run(_ arguments: [String], environment extra: [String: String?] = [:], stdinText: String? = nil,
+             expecting status: Int32, sourceLocation: SourceLocation = #_sourceLocation) throws -> ToolResult {
+        let result = try run(arguments, environment: extra, stdin: stdinText.map { Array($0.utf8) })
+        result.expectExit(status, sourceLocation: sourceLocation)
+        return result
     }
 }
 
@@ -289,6 +311,18 @@ final class RunningTool: @unchecked Sendable {
         while !seen() {
             guard stderrFD >= 0, ContinuousClock.now < deadline else { return seen() }
             pollOutput(until: deadline)
+        }
+        return true
+    }
+
+    /// Waits until `condition` holds (an event outside the child's output: a file grew,
+    /// a server got a request), reading the child's output meanwhile so that `stderrSoFar`
+    /// is current; false when the hang guard passed first.
+    func waitUntil(timeout: Duration = ToolRunner.hangGuard, _ condition: () -> Bool) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while !condition() {
+            guard ContinuousClock.now < deadline else { return false }
+            pollOutput(until: min(deadline, ContinuousClock.now + .milliseconds(10)))
         }
         return true
     }
