@@ -127,17 +127,6 @@ extension ToolResult {
     }
 }
 
-extension ToolRunner {
-    /// Runs to the end (`run`) and expects exit `status` (`ToolResult.expectExit`).
-    @discardableResult
-    func run(_ arguments: [String], environment extra: [String: String?] = [:], stdinText: String? = nil,
-             expecting status: Int32, sourceLocation: SourceLocation = #_sourceLocation) throws -> ToolResult {
-        let result = try run(arguments, environment: extra, stdin: stdinText.map { Array($0.utf8) })
-        result.expectExit(status, sourceLocation: sourceLocation)
-        return result
-    }
-}
-
 struct ToolRunnerError: Error, CustomStringConvertible {
     let description: String
 }
