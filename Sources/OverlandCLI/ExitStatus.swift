@@ -43,19 +43,26 @@ extension JournalError {
     }
 }
 
+extension CommandFailure {
+    /// The line and exit status of an error the libraries throw: the one place that maps
+    /// their errors to sysexits. Nil for an error none of them throws.
+    init?(reporting error: any Error) {
+        switch error {
+        case let failure as CommandFailure: self = failure
+        case let error as JournalError: self.init("\(error)", status: error.exitStatus)
+        case let error as SettingsError: self = error.commandFailure
+        default: return nil
+        }
+    }
+}
+
 /// Runs a command body, turning the errors it throws into one line on stderr
 /// (`TOOL: message`) and the matching exit status.
 public func reportingFailures(_ tool: String, _ body: () throws -> Void) throws {
     do {
         try body()
-    } catch let failure as CommandFailure {
-        Terminal.error("\(tool): \(failure.message)")
-        throw ExitCode(failure.status.rawValue)
-    } catch let error as JournalError {
-        Terminal.error("\(tool): \(error)")
-        throw ExitCode(error.exitStatus.rawValue)
-    } catch let error as SettingsError {
-        let failure = error.commandFailure
+    } catch {
+        guard let failure = CommandFailure(reporting: error) else { throw error }
         Terminal.error("\(tool): \(failure.message)")
         throw ExitCode(failure.status.rawValue)
     }

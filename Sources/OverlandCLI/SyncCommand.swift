@@ -111,25 +111,12 @@ public struct SyncCommand: AsyncParsableCommand {
     private func runCatching() async -> ExitStatus {
         do {
             return try await syncAndWatch()
-        } catch let failure as CommandFailure {
+        } catch {
+            // A bad endpoint or CA file is the user's to fix, not a reason to try later.
+            let failure = CommandFailure(reporting: error) ?? (error as? SyncError).map { CommandFailure($0.description, status: $0.exitStatus) }
+                ?? CommandFailure("\(error)", status: .tryLater)
             Terminal.error("overland-sync: \(failure.message)")
             return failure.status
-        } catch let error as JournalError {
-            Terminal.error("overland-sync: \(error)")
-            return error.exitStatus
-        } catch let error as SettingsError {
-            Terminal.error("overland-sync: \(error.commandFailure.message)")
-            return error.commandFailure.status
-        } catch let error as SyncError {
-            // A bad endpoint or CA file is the user's to fix, not a reason to try later.
-            Terminal.error("overland-sync: \(error.description)")
-            switch error {
-            case .configuration: return .configuration
-            case .storage: return .ioError
-            }
-        } catch {
-            Terminal.error("overland-sync: \(error)")
-            return .tryLater
         }
     }
 
@@ -285,6 +272,15 @@ public struct SyncCommand: AsyncParsableCommand {
             }
         }
         return worst
+    }
+}
+
+extension SyncError {
+    var exitStatus: ExitStatus {
+        switch self {
+        case .configuration: .configuration
+        case .storage: .ioError
+        }
     }
 }
 
