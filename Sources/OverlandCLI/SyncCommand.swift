@@ -212,8 +212,10 @@ public struct SyncCommand: AsyncParsableCommand {
         var worst = ExitStatus.ok
         for (destination, (_, report)) in zip(destinations.selected, outcome.reports) {
             let lines = SyncReportLines(label: labelled ? destination.name : nil, journal: path, endpoint: destination.url, verbose: verbose,
+                                        explains: verbose || Terminal.stderrIsTerminal, now: SyncClock.now(),
                                         destination: destination.name, hasToken: !(destination.token ?? "").isEmpty)
-            let status = lines.print(report)
+            lines.lines(report).forEach(Terminal.error)
+            let status = report.exitStatus
             if status.severity > worst.severity { worst = status }
             let readBack = ReadBackStep.describe(report.readBack, tool: "overland-sync: " + (labelled ? "\(destination.name): " : ""),
                                                  verbose: verbose, destination: destination)
