@@ -2,6 +2,7 @@ import ArgumentParser
 import OverlandJSON
 import OverlandProtocol
 import OverlandSettings
+import OverlandSync
 
 /// `overland destination`: the receivers the journal is sent to, each with its own cursor.
 public struct DestinationCommand: ParsableCommand {
@@ -119,7 +120,8 @@ public struct DestinationCommand: ParsableCommand {
                 }
                 let journalPath = journalOptions.path(with: settings)
                 let start = try DestinationCursors.place(name, journalPath: journalPath, fromStart: fromStart,
-                                                         defaultConfigured: Destination(settings: settings) != nil) {
+                                                         defaultConfigured: Destination(settings: settings) != nil,
+                                                         origin: JournalOrigin.check(journal:acceptCopy:)) {
                     _ = try DestinationsFile.update(path: settingsOptions.destinationsPath) { destinations in
                         guard !destinations.contains(where: { $0.name == name }) else {
                             throw CommandFailure("destination '\(name)' exists", status: .usage)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import OverlandJournal
 import OverlandSettings
+import OverlandSync
 
 /// Exit statuses, per sysexits(3).
 public enum ExitStatus: Int32, Sendable {
@@ -51,6 +52,12 @@ extension CommandFailure {
         case let failure as CommandFailure: self = failure
         case let error as JournalError: self.init("\(error)", status: error.exitStatus)
         case let error as SettingsError: self = error.commandFailure
+        case let error as DestinationCursorError:
+            let status: ExitStatus = switch error {
+            case .invalidName: .usage
+            case .syncRunning: .tryLater
+            }
+            self.init(error.description, status: status)
         default: return nil
         }
     }
