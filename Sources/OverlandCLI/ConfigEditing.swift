@@ -27,7 +27,7 @@ extension SettingsOptions {
                     throw CommandFailure(problem, status: .usage)
                 }
             }
-            TrackingNotice.changed(from: old, to: new, by: "a local command (overland)", settingsPath: path, tool: nil)
+            _ = TrackingChange.recordIfChanged(from: old, to: new, by: "a local command (overland)", now: SyncClock.now(), settingsPath: path)
             return (new, new.differences(from: old))
         } catch let error as SettingsError {
             throw error.commandFailure

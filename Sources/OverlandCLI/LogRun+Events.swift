@@ -60,7 +60,7 @@ extension LogRun {
             let wasOff = TrackingChange.isOff(settings)
             settings = try command.journalOptions.settings()
             if wasOff != TrackingChange.isOff(settings) {
-                Self.say(TrackingNotice.line(for: settings, settingsPath: command.journalOptions.settingsOptions.path)
+                Self.say(TrackingChange.notice(for: settings, settingsPath: command.journalOptions.settingsOptions.path)
                          ?? "tracking is on again")
             }
             appender.policy.commitInterval = command.commitInterval ?? settings.commitInterval

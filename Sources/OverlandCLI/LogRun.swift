@@ -74,8 +74,8 @@ final class LogRun {
     /// the file until it is fixed; `overland status` shows it).
     private static func loadSettings(_ command: LogCommand) throws -> Settings {
         let (settings, problems) = try command.journalOptions.settingsOptions.loadTolerating()
-        for problem in problems { say(SettingsProblem.loggerNotice(problem)) }
-        if let off = TrackingNotice.line(for: settings, settingsPath: command.journalOptions.settingsOptions.path) { say(off) }
+        for problem in problems { say(problem.loggerNotice) }
+        if let off = TrackingChange.notice(for: settings, settingsPath: command.journalOptions.settingsOptions.path) { say(off) }
         return settings
     }
 
