@@ -35,6 +35,24 @@ extension SettingsOptions {
     }
 }
 
+extension SettingsOptions {
+    /// `update`, then what changed, one line each, or `unchanged` of the new settings when
+    /// nothing did (every `overland config` change, `destination set default`).
+    @discardableResult
+    func updatePrinting(unchanged: (Settings) -> String, _ change: (inout Settings) throws(SettingsError) -> Void) throws -> Settings {
+        let (settings, changes) = try update(change)
+        SettingsText.changeLines(changes, nothing: unchanged(settings)).forEach(Terminal.line)
+        return settings
+    }
+
+    /// `key` set to `text` and saved, what changed printed (`config set`, `destination set default`).
+    func set(_ key: SettingKey, to text: String) throws -> Settings {
+        try updatePrinting(unchanged: { SettingsText.unchanged(key, in: $0) }) { settings throws(SettingsError) in
+            try key.set(text, in: &settings)
+        }
+    }
+}
+
 extension SettingsError {
     /// The failure for a key, value, preset or link typed on the command line: a usage
     /// error (64), not a configuration one (78), since the file is fine.

@@ -129,8 +129,7 @@ public struct DestinationCommand: ParsableCommand {
                         destinations.append(destination)
                     }
                 }
-                Terminal.line("added \(name): \(destination.wireProtocol) to \(RedactedURL.shown(destination.url))"
-                              + (destination.profile == .none ? "" : ", profile \(destination.profile.name)"))
+                Terminal.line("added " + DestinationText.summary(destination))
                 Terminal.line(start.description(fromStart: fromStart))
                 if profile == nil, let suggestion = ReceiverProfile.suggested(forURL: destination.url) {
                     Terminal.error("\(DestinationCommand.tool): note: \(suggestion.reason): 'overland destination set \(name) profile "
@@ -171,7 +170,7 @@ public struct DestinationCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "set",
             abstract: "Change one key of a destination.",
-            discussion: keysHelp + """
+            discussion: DestinationText.keysHelp + """
                  A key the destination's protocol does not take is refused. Values are \
                 checked as 'overland config set' checks them.
 
@@ -185,21 +184,6 @@ public struct DestinationCommand: ParsableCommand {
                   overland destination set wayfinder send_interval 1m
                   pass show traccar | overland destination set home token --stdin
                 """)
-
-        /// "Keys: ...; overland only: ...; mqtt only: ...": from `DestinationKey.all`, so that
-        /// the help names every key the table holds.
-        static var keysHelp: String {
-            var groups: [(who: String, names: [String])] = []
-            for key in DestinationKey.all {
-                let who = key.protocols.count == WireProtocol.allCases.count ? "Keys" : key.takenBy
-                if let index = groups.firstIndex(where: { $0.who == who }) {
-                    groups[index].names.append(key.name)
-                } else {
-                    groups.append((who, [key.name]))
-                }
-            }
-            return groups.map { "\($0.who): \($0.names.joined(separator: ", "))" }.joined(separator: "; ") + "."
-        }
 
         @OptionGroup var settingsOptions: SettingsOptions
         @Argument(help: ArgumentHelp("The destination.", valueName: "name"), completion: Completions.destinationNames) var name: String
@@ -235,8 +219,8 @@ public struct DestinationCommand: ParsableCommand {
                     changes = destinations[index].differences(from: old)
                     current = destinations[index]
                 }
-                let unchanged = "\(name).\(key.name): \(current.map { DestinationCommand.shown(key, in: $0) } ?? "") (unchanged)"
-                ConfigOutput.changeLines(changes, nothing: unchanged).forEach(Terminal.line)
+                let unchanged = "\(name).\(key.name): \(current.map { DestinationText.shown(key, in: $0) } ?? "") (unchanged)"
+                SettingsText.changeLines(changes, nothing: unchanged).forEach(Terminal.line)
             }
         }
 
@@ -248,12 +232,7 @@ public struct DestinationCommand: ParsableCommand {
                         + "'overland destination add NAME URL --protocol ...' adds a destination that speaks another protocol",
                     status: .usage)
             }
-            let settingKey = try CommandLineSettings.key(settingsName)
-            let (settings, changes) = try settingsOptions.update { settings throws(SettingsError) in
-                try settingKey.set(text, in: &settings)
-            }
-            let shown = ConfigOutput.shown(ConfigOutput.redactedValue(of: settingKey, in: settings))
-            ConfigOutput.changeLines(changes, nothing: "\(settingKey.name): \(shown) (unchanged)").forEach(Terminal.line)
+            _ = try settingsOptions.set(try CommandLineSettings.key(settingsName), to: text)
         }
     }
 
@@ -277,7 +256,7 @@ public struct DestinationCommand: ParsableCommand {
             try reportingFailures(DestinationCommand.tool) {
                 let destinations = try settingsOptions.destinations(settings: try settingsOptions.load())
                 if json {
-                    Terminal.output(DestinationCommand.json(destinations))
+                    Terminal.output(DestinationText.json(destinations))
                     return
                 }
                 if destinations.isEmpty {
@@ -285,14 +264,7 @@ public struct DestinationCommand: ParsableCommand {
                                   + "'overland destination add NAME URL' adds others")
                     return
                 }
-                let width = destinations.map(\.name.count).max() ?? 0
-                let protocolWidth = destinations.map(\.wireProtocol.rawValue.count).max() ?? 0
-                for destination in destinations {
-                    var line = destination.name.padding(to: width) + "  " + destination.wireProtocol.rawValue.padding(to: protocolWidth)
-                    line += "  " + RedactedURL.shown(destination.url)
-                    if destination.profile != .none { line += "  (profile \(destination.profile.name))" }
-                    Terminal.line(line)
-                }
+                DestinationText.list(destinations).forEach(Terminal.line)
             }
         }
     }
@@ -318,10 +290,7 @@ public struct DestinationCommand: ParsableCommand {
                 guard let destination = destinations.first(where: { $0.name == name }) else {
                     throw DestinationCommand.unknown(name, among: destinations)
                 }
-                let keys = [("name", destination.name)]
-                    + DestinationKey.keys(of: destination).map { ($0.name, DestinationCommand.shown($0, in: destination)) }
-                let width = keys.map(\.0.count).max() ?? 0
-                for (key, value) in keys { Terminal.line(key.padding(to: width) + "  " + value) }
+                DestinationText.keys(of: destination).forEach(Terminal.line)
                 if destination.isDefault {
                     Terminal.line("(the settings file's endpoint, token...: 'overland config' changes them too)")
                 }
@@ -390,49 +359,9 @@ public struct DestinationCommand: ParsableCommand {
         return CommandFailure("no destination '\(name)'" + (names.isEmpty ? "" : " (configured: \(names.joined(separator: ", ")))"),
                               status: .usage)
     }
-
-    /// A key's value as shown to people: the token as set or not set, the url with its
-    /// secrets redacted (`RedactedURL`), "(none)" when not set.
-    static func shown(_ key: DestinationKey, in destination: Destination) -> String {
-        switch key.name {
-        case _ where SettingKey.isSecret(key.name): return Destination.shownToken(key.get(from: destination))
-        case _ where SettingKey.holdsURL(key.name):
-            let url = key.get(from: destination)
-            return url.isEmpty ? ConfigOutput.shown(url) : RedactedURL.shown(url)
-        default: return ConfigOutput.shown(key.get(from: destination))
-        }
-    }
-
-    /// `list --json`: an array of objects, every key its protocol takes; the token as
-    /// true or false, the url with its secrets redacted (`RedactedURL`).
-    static func json(_ destinations: [Destination]) -> String {
-        var writer = JSONWriter()
-        writer.appendRaw("[" as StaticString)
-        for (index, destination) in destinations.enumerated() {
-            if index > 0 { writer.appendRaw("," as StaticString) }
-            writer.appendRaw("{\"name\":" as StaticString)
-            writer.appendString(destination.name)
-            for key in DestinationKey.keys(of: destination) {
-                writer.appendRaw(",")
-                writer.appendString(key.name)
-                writer.appendRaw(":")
-                switch key.name {
-                case _ where SettingKey.isSecret(key.name): writer.appendBool(!key.get(from: destination).isEmpty)
-                case _ where SettingKey.holdsURL(key.name):
-                    if let url = key.value(in: destination).string { writer.appendString(RedactedURL.shown(url)) } else { writer.appendNull() }
-                default: writer.appendValue(key.value(in: destination))
-                }
-            }
-            writer.appendRaw("}" as StaticString)
-        }
-        writer.appendRaw("]\n" as StaticString)
-        return String(decoding: writer.bytes, as: UTF8.self)
-    }
 }
 
 extension String {
     /// The text padded with spaces to `width` characters.
-    func padding(to width: Int) -> String {
-        count >= width ? self : self + String(repeating: " ", count: width - count)
-    }
+    func padding(to width: Int) -> String { SettingsText.padded(self, to: width) }
 }

@@ -169,9 +169,7 @@ public struct SyncCommand: AsyncParsableCommand {
         guard !to.isEmpty else { return (all, all) }
         var selected: [Destination] = []
         for name in to where !selected.contains(where: { $0.name == name }) {
-            guard let destination = all.first(where: { $0.name == name }) else {
-                throw CommandFailure("no destination '\(name)' (configured: \(all.map(\.name).joined(separator: ", ")))", status: .usage)
-            }
+            guard let destination = all.first(where: { $0.name == name }) else { throw DestinationCommand.unknown(name, among: all) }
             selected.append(destination)
         }
         return (selected, all)
