@@ -138,29 +138,13 @@ public struct DestinationCommand: ParsableCommand {
             }
         }
 
-        /// The destination the options describe, each value checked, and refused for what
-        /// the sync would refuse of it (`Destination.problems`: a device id it inherits too).
+        /// The destination the options describe (`Destination.adding`); a value refused is a usage error.
         private func newDestination(_ name: String, settings: Settings) throws -> Destination {
-            var destination = Destination(name: name, url: "")
-            if let wireProtocol {
-                guard let chosen = WireProtocol(name: wireProtocol.lowercased()) else {
-                    throw CommandFailure("invalid value \"\(wireProtocol)\" for \"protocol\" (allowed: \(WireProtocol.allowedNames))",
-                                         status: .usage)
-                }
-                destination.wireProtocol = chosen
-            }
-            try apply("url", url, to: &destination, settings: settings)
-            if let profile { try apply("profile", profile, to: &destination, settings: settings) }
-            if let deviceID { try apply("device_id", deviceID, to: &destination, settings: settings) }
-            if tokenStdin { try apply("token", try ConfigInput.firstLine(), to: &destination, settings: settings) }
-            if let problem = destination.problems(settings: settings).first { throw CommandFailure(problem, status: .usage) }
-            return destination
-        }
-
-        private func apply(_ key: String, _ value: String, to destination: inout Destination, settings: Settings) throws {
-            do throws(SettingsError) {
-                try DestinationKey(named: key).set(value, in: &destination, settings: settings)
-            } catch {
+            let token: (() throws -> String)? = tokenStdin ? { try ConfigInput.firstLine() } : nil
+            do {
+                return try Destination.adding(name, url: url, protocol: wireProtocol, profile: profile, deviceID: deviceID,
+                                              token: token, settings: settings)
+            } catch let error as SettingsError {
                 throw error.usageFailure
             }
         }
