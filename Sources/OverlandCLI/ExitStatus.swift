@@ -1,4 +1,5 @@
 import ArgumentParser
+import OverlandExport
 import OverlandJournal
 import OverlandSettings
 import OverlandSync
@@ -52,6 +53,16 @@ extension CommandFailure {
         case let failure as CommandFailure: self = failure
         case let error as JournalError: self.init("\(error)", status: error.exitStatus)
         case let error as SettingsError: self = error.commandFailure
+        case let error as ExportOutputError:
+            let status: ExitStatus = switch error.kind {
+            case .exists, .cannotCreate: .cannotCreate
+            case .permission: .noPermission
+            case .io: .ioError
+            }
+            self.init(error.description, status: status)
+        case let error as ExportSortError:
+            // The sort's temporary file failed (74), or the journal changed while it was sorted (75).
+            self.init(error.description, status: error.kind == .io ? .ioError : .tryLater)
         case let error as DestinationCursorError:
             let status: ExitStatus = switch error {
             case .invalidName: .usage
