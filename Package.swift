@@ -130,7 +130,7 @@ let package = Package(
         .testTarget(name: "OverlandMQTTTests", dependencies: ["TestSupport", "OverlandMQTT", "OverlandProtocol", "OverlandJSON"]),
         .testTarget(name: "OverlandSimulationTests", dependencies: ["TestSupport", "OverlandSimulation", "OverlandJournal"]),
         .testTarget(name: "OverlandStatusTests", dependencies: ["TestSupport", "OverlandStatus", "OverlandJournal", "OverlandSettings"]),
-        .testTarget(name: "OverlandLoggerTests", dependencies: ["TestSupport", "OverlandLogger", "OverlandInput", "OverlandRecorder", "OverlandJournal"]),
+        .testTarget(name: "OverlandLoggerTests", dependencies: ["TestSupport", "OverlandLogger", "OverlandInput", "OverlandRecorder", "OverlandJournal", "OverlandSettings"]),
         .testTarget(
             name: "OverlandSyncTests",
             dependencies: [

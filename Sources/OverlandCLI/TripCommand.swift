@@ -47,24 +47,7 @@ public struct TripCommand: ParsableCommand {
                 }
                 let now = Journal.currentTime()
                 let summary = try TripSummary.compute(for: trip, through: now, in: journal)
-                if json {
-                    var writer = JSONWriter()
-                    writer.appendRaw(#"{"mode":"#)
-                    writer.appendString(trip.mode)
-                    writer.appendRaw(#","start":"#)
-                    writer.appendString(trip.id)
-                    writer.appendRaw(#","duration":"#)
-                    writer.appendInteger(max(now - trip.start, 0))
-                    writer.appendRaw(#","distance":"#)
-                    writer.appendInteger(TripRecord.wholeMetres(summary.distance))
-                    writer.appendRaw(#","points":"#)
-                    writer.appendInteger(summary.points)
-                    writer.appendRaw("}\n")
-                    Terminal.output(String(decoding: writer.bytes, as: UTF8.self))
-                } else {
-                    Terminal.line("\(trip.mode) trip since \(trip.id) (\(Format.duration(now - trip.start))): "
-                                  + "\(Format.distance(summary.distance)), \(Plural.count(summary.points, "point"))")
-                }
+                Terminal.output(json ? trip.json(summary, now: now) : trip.line(summary, now: now) + "\n")
             }
         }
     }
@@ -93,14 +76,13 @@ public struct TripCommand: ParsableCommand {
                 let journal = try Journal(path: journalOptions.path(with: settings), create: !named,
                                           deviceID: DeviceIdentity.resolve(flag: nil, settings: settings),
                                           machine: UniqueID.ofThisMachine())
-                let held = try Trip.lockForChange(in: journal)
-                if let running = try Trip.active(in: journal) {
+                let mode = mode ?? settings.tripMode.rawValue
+                let trip: Trip
+                switch try Trip.start(mode: mode, in: journal, now: Journal.currentTime()) {
+                case .started(let started): trip = started
+                case .alreadyRunning(let running):
                     throw CommandFailure("a \(running.mode) trip is already running since \(running.id); stop it first", status: .usage)
                 }
-                let mode = mode ?? settings.tripMode.rawValue
-                let trip = Trip(mode: mode, start: Journal.currentTime(), startSequence: try journal.endSequence())
-                try trip.save(in: journal)
-                withExtendedLifetime(held) {}
                 // The mode becomes the default for the next trip, as in the app.
                 if let chosen = TripMode(rawValue: mode), chosen != settings.tripMode {
                     do {
@@ -123,20 +105,10 @@ public struct TripCommand: ParsableCommand {
             try reportingFailures("overland trip stop") {
                 let settings = try journalOptions.settings()
                 let journal = try journalOptions.open()
-                let held = try Trip.lockForChange(in: journal)
-                guard let trip = try Trip.active(in: journal) else {
-                    throw CommandFailure("no trip is running", status: .usage)
+                let stopped = try TripStopper.stop(in: journal, settings: settings, automatically: false) {
+                    try JournalAppender(journal: journal, onIssue: IssuePrinter(tool: "overland trip stop").handler)
                 }
-                let record = try TripStopper.record(for: trip, in: journal, settings: settings, stoppedAutomatically: false)
-                if !record.isAlreadyWritten {
-                    let printer = IssuePrinter(tool: "overland trip stop")
-                    let appender = try JournalAppender(journal: journal, onIssue: printer.handler)
-                    try appender.append(record.line)
-                    try appender.commit()
-                    FaultPoint.reach("trip.after-record")
-                }
-                try Trip.clear(in: journal)
-                withExtendedLifetime(held) {}
+                guard let (trip, record) = stopped else { throw CommandFailure("no trip is running", status: .usage) }
                 Terminal.line("\(trip.mode) trip stopped: \(Format.duration(record.summary.duration)), "
                               + "\(Format.distance(record.summary.distance)), \(Plural.count(record.summary.points, "point"))")
             }
