@@ -1,6 +1,7 @@
 import ArgumentParser
 import OverlandExport
 import OverlandJournal
+import OverlandLogger
 import OverlandSettings
 import OverlandSync
 
@@ -63,6 +64,7 @@ extension CommandFailure {
         case let error as ExportSortError:
             // The sort's temporary file failed (74), or the journal changed while it was sorted (75).
             self.init(error.description, status: error.kind == .io ? .ioError : .tryLater)
+        case let error as LoggerRunError: self.init(error.description, status: .ioError)
         case let error as DestinationCursorError:
             let status: ExitStatus = switch error {
             case .invalidName: .usage
