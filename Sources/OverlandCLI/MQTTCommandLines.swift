@@ -12,7 +12,7 @@ struct MQTTCommandLines: Sendable {
     let verbose: Bool
 
     /// One command's outcome: said, and `setConfiguration` applied to the settings file
-    /// with the checks of a server's `set` (`OwnTracksConfigurationApplier`).
+    /// with the checks of a server's `set` (`ServerSetApplier.applyOwnTracks`).
     func report(_ sender: MQTTSender, _ outcome: MQTTSender.CommandOutcome) {
         let destination = sender.destination
         let tool = "overland-sync: \(destination.name): "
@@ -22,9 +22,8 @@ struct MQTTCommandLines: Sendable {
                 Terminal.error(tool + "reportLocation: " + (published ? "the newest point published" : "no point in the journal to report"))
             }
         case .setConfiguration(let configuration, let retained):
-            let applier = OwnTracksConfigurationApplier(settingsPath: settingsPath, verbose: verbose, now: SyncClock.now,
-                                                        say: { Terminal.error("overland-sync: " + $0) })
-            let applied = applier.apply(configuration, token: destination.token, label: destination.name)
+            let applier = ServerSetApplier(settingsPath: settingsPath, verbose: verbose)
+            let applied = applier.applyOwnTracks(configuration, token: destination.token, label: destination.name)
             if applied, let retained {
                 do { try sender.rememberApplied(retained) } catch {
                     Terminal.error(tool + "setConfiguration: applied, but not remembered (it will be applied again): \(error)")

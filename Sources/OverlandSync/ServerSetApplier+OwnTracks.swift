@@ -4,28 +4,13 @@ import OverlandSettings
 /// OwnTracks' `setConfiguration`, heard by an MQTT destination on `TOPIC/cmd`, onto the
 /// settings file, with OverlandSettings' mapping (`applyOwnTracksConfiguration`: OwnTracks
 /// keys onto remotely settable settings, with the checks of `set`; unknown keys ignored
-/// with a warning; never an endpoint or a token). It prints nothing: each line goes to
-/// ``say``, as ``ServerSetApplier``'s do.
-public struct OwnTracksConfigurationApplier: Sendable {
-    public let settingsPath: String
-    public let verbose: Bool
-    /// Unix time now (the record of who turned tracking off, and when).
-    public let now: @Sendable () -> Int64
-    /// One line for the user, without the tool's name.
-    public let say: @Sendable (String) -> Void
-
-    public init(settingsPath: String, verbose: Bool, now: @escaping @Sendable () -> Int64,
-                say: @escaping @Sendable (String) -> Void) {
-        self.settingsPath = settingsPath
-        self.verbose = verbose
-        self.now = now
-        self.say = say
-    }
-
+/// with a warning; never an endpoint or a token): a remote change of the settings as a
+/// server's `set` is, with the same file, clock and sink for each line.
+extension ServerSetApplier {
     /// Applies `configuration`, heard by the destination `label` whose token is `token`;
     /// false when the settings could not be saved (said).
     @discardableResult
-    public func apply(_ configuration: JSONValue, token: String?, label: String) -> Bool {
+    public func applyOwnTracks(_ configuration: JSONValue, token: String?, label: String) -> Bool {
         // The warnings name `setConfiguration` themselves; the changes are prefixed with it.
         let tool = "\(label): "
         do {
