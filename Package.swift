@@ -74,12 +74,19 @@ let package = Package(
         // A journal as a picture: one self-contained HTML page or SVG (`overland map`),
         // from the export's time-ordered stream, simplified to the page's resolution.
         .target(name: "OverlandMap", dependencies: ["OverlandExport", "OverlandJournal", "OverlandProtocol", "OverlandJSON", "OverlandRecorder"]),
+        // What `overland status` shows: the last point, the queues, the trip, the journal's
+        // size and every destination, gathered from the journal, its state files and the
+        // settings, as aligned text or one JSON object.
+        .target(
+            name: "OverlandStatus",
+            dependencies: ["OverlandJournal", "OverlandJSON", "OverlandLogger", "OverlandProtocol", "OverlandRecorder", "OverlandSettings", "OverlandSync"]
+        ),
         // What the three commands share: options, settings, exit statuses, terminal output.
         .target(
             name: "OverlandCLI",
             dependencies: [
                 "OverlandInput", "OverlandProtocol", "OverlandJournal", "OverlandJSON", "OverlandRecorder",
-                "OverlandSettings", "OverlandSync", "OverlandMQTT", "OverlandExport", "OverlandMap", "OverlandLogger",
+                "OverlandSettings", "OverlandSync", "OverlandMQTT", "OverlandExport", "OverlandMap", "OverlandLogger", "OverlandStatus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -122,7 +129,8 @@ let package = Package(
         .testTarget(name: "OverlandMapTests", dependencies: ["TestSupport", "OverlandMap", "OverlandProtocol", "OverlandJournal", "OverlandExport"]),
         .testTarget(name: "OverlandMQTTTests", dependencies: ["TestSupport", "OverlandMQTT", "OverlandProtocol", "OverlandJSON"]),
         .testTarget(name: "OverlandSimulationTests", dependencies: ["TestSupport", "OverlandSimulation", "OverlandJournal"]),
-        .testTarget(name: "OverlandLoggerTests", dependencies: ["TestSupport", "OverlandLogger", "OverlandInput", "OverlandRecorder", "OverlandJournal"]),
+        .testTarget(name: "OverlandStatusTests", dependencies: ["TestSupport", "OverlandStatus", "OverlandJournal", "OverlandSettings"]),
+        .testTarget(name: "OverlandLoggerTests", dependencies: ["TestSupport", "OverlandLogger", "OverlandInput", "OverlandRecorder", "OverlandJournal", "OverlandSettings"]),
         .testTarget(
             name: "OverlandSyncTests",
             dependencies: [

@@ -41,6 +41,10 @@ public struct ConfigCommand: ParsableCommand {
     /// The prefix of every message these commands print on standard error.
     static let tool = "overland config"
 
+    /// The KEY argument of `get`, `set` and `unset`.
+    static let keyHelp = ArgumentHelp("The setting, such as batch_size or trip.logging_mode ('overland config keys' lists them).",
+                                      valueName: "key")
+
     public init() {}
 
     struct List: ParsableCommand {
@@ -67,11 +71,11 @@ public struct ConfigCommand: ParsableCommand {
             try reportingFailures(ConfigCommand.tool) {
                 let entries = SettingKey.list(try settingsOptions.loadFile())
                 if json {
-                    Terminal.output(ConfigOutput.json(entries))
+                    Terminal.output(SettingsText.json(entries))
                 } else {
-                    ConfigOutput.table(entries).forEach(Terminal.line)
+                    SettingsText.table(entries).forEach(Terminal.line)
                 }
-                for note in ConfigOutput.environmentNotes(for: entries.map(\.key.name)) {
+                for note in SettingsText.environmentNotes(for: entries.map(\.key.name)) {
                     Terminal.error("\(ConfigCommand.tool): \(note)")
                 }
             }
@@ -93,16 +97,13 @@ public struct ConfigCommand: ParsableCommand {
                 """)
 
         @OptionGroup var settingsOptions: SettingsOptions
-        @Argument(help: ArgumentHelp(
-            "The setting, such as batch_size or trip.logging_mode ('overland config keys' lists them).",
-            valueName: "key"), completion: Completions.settingKeys)
-        var key: String
+        @Argument(help: ConfigCommand.keyHelp, completion: Completions.settingKeys) var key: String
 
         func run() throws {
             try reportingFailures(ConfigCommand.tool) {
                 let key = try CommandLineSettings.key(key)
                 Terminal.line(key.get(from: try settingsOptions.loadFile()))
-                for note in ConfigOutput.environmentNotes(for: [key.name]) {
+                for note in SettingsText.environmentNotes(for: [key.name]) {
                     Terminal.error("\(ConfigCommand.tool): \(note)")
                 }
             }
@@ -132,10 +133,7 @@ public struct ConfigCommand: ParsableCommand {
                 """)
 
         @OptionGroup var settingsOptions: SettingsOptions
-        @Argument(help: ArgumentHelp(
-            "The setting, such as batch_size or trip.logging_mode ('overland config keys' lists them).",
-            valueName: "key"), completion: Completions.settingKeys)
-        var key: String
+        @Argument(help: ConfigCommand.keyHelp, completion: Completions.settingKeys) var key: String
         @Argument(help: ArgumentHelp("The new value, such as 500 or owntracks.", valueName: "value"))
         var value: String?
         @Flag(name: [.long, .customLong("token-stdin")], help: "Read the value from the first line of standard input instead of the command line.")
@@ -149,13 +147,8 @@ public struct ConfigCommand: ParsableCommand {
         func run() throws {
             try reportingFailures(ConfigCommand.tool) {
                 let key = try CommandLineSettings.key(key)
-                let text = try value ?? ConfigInput.firstLine()
-                let (settings, changes) = try settingsOptions.update { settings throws(SettingsError) in
-                    try key.set(text, in: &settings)
-                }
-                let unchanged = "\(key.name): \(ConfigOutput.shown(ConfigOutput.redactedValue(of: key, in: settings))) (unchanged)"
-                ConfigOutput.changeLines(changes, nothing: unchanged).forEach(Terminal.line)
-                if key.name == "endpoint", let hint = ProfileSuggestion.hint(for: settings) {
+                let settings = try settingsOptions.set(key, to: try value ?? ConfigInput.firstLine())
+                if key.name == "endpoint", let hint = settings.profileHint {
                     Terminal.error("\(ConfigCommand.tool): \(hint)")
                 }
             }
@@ -176,17 +169,14 @@ public struct ConfigCommand: ParsableCommand {
                 """)
 
         @OptionGroup var settingsOptions: SettingsOptions
-        @Argument(help: ArgumentHelp(
-            "The setting, such as batch_size or trip.logging_mode ('overland config keys' lists them).",
-            valueName: "key"), completion: Completions.settingKeys)
-        var key: String
+        @Argument(help: ConfigCommand.keyHelp, completion: Completions.settingKeys) var key: String
 
         func run() throws {
             try reportingFailures(ConfigCommand.tool) {
                 let key = try CommandLineSettings.key(key)
-                let (settings, changes) = try settingsOptions.update { settings in key.unset(in: &settings) }
-                let unchanged = "\(key.name): \(ConfigOutput.shown(ConfigOutput.redactedValue(of: key, in: settings))) (already the default)"
-                ConfigOutput.changeLines(changes, nothing: unchanged).forEach(Terminal.line)
+                try settingsOptions.updatePrinting(unchanged: { SettingsText.unchanged(key, in: $0, "already the default") }) { settings in
+                    key.unset(in: &settings)
+                }
             }
         }
     }
@@ -213,8 +203,9 @@ public struct ConfigCommand: ParsableCommand {
                         "reset puts every setting back to its default and clears the endpoint, token and device id; "
                             + "run 'overland config reset --yes' to go ahead", status: .usage)
                 }
-                let (_, changes) = try settingsOptions.update { settings in settings = Settings() }
-                ConfigOutput.changeLines(changes, nothing: "nothing changed: every setting holds its default").forEach(Terminal.line)
+                try settingsOptions.updatePrinting(unchanged: { _ in "nothing changed: every setting holds its default" }) { settings in
+                    settings = Settings()
+                }
             }
         }
     }
@@ -244,9 +235,9 @@ public struct ConfigCommand: ParsableCommand {
         func run() throws {
             try reportingFailures(ConfigCommand.tool) {
                 let preset = try CommandLineSettings.preset(name)
-                let (_, changes) = try settingsOptions.update { settings in preset.apply(to: &settings) }
-                let unchanged = "nothing changed: the settings already match \(preset.rawValue)"
-                ConfigOutput.changeLines(changes, nothing: unchanged).forEach(Terminal.line)
+                try settingsOptions.updatePrinting(unchanged: { _ in "nothing changed: the settings already match \(preset.rawValue)" }) {
+                    settings in preset.apply(to: &settings)
+                }
             }
         }
     }
@@ -263,7 +254,7 @@ public struct ConfigCommand: ParsableCommand {
                 """)
 
         func run() {
-            ConfigOutput.keyTable(SettingKey.all).forEach(Terminal.line)
+            SettingsText.keyTable(SettingKey.all).forEach(Terminal.line)
         }
     }
 

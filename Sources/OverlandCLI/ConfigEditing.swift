@@ -27,10 +27,28 @@ extension SettingsOptions {
                     throw CommandFailure(problem, status: .usage)
                 }
             }
-            TrackingNotice.changed(from: old, to: new, by: "a local command (overland)", settingsPath: path, tool: nil)
+            _ = TrackingChange.recordIfChanged(from: old, to: new, by: "a local command (overland)", now: SyncClock.now(), settingsPath: path)
             return (new, new.differences(from: old))
         } catch let error as SettingsError {
             throw error.commandFailure
+        }
+    }
+}
+
+extension SettingsOptions {
+    /// `update`, then what changed, one line each, or `unchanged` of the new settings when
+    /// nothing did (every `overland config` change, `destination set default`).
+    @discardableResult
+    func updatePrinting(unchanged: (Settings) -> String, _ change: (inout Settings) throws(SettingsError) -> Void) throws -> Settings {
+        let (settings, changes) = try update(change)
+        SettingsText.changeLines(changes, nothing: unchanged(settings)).forEach(Terminal.line)
+        return settings
+    }
+
+    /// `key` set to `text` and saved, what changed printed (`config set`, `destination set default`).
+    func set(_ key: SettingKey, to text: String) throws -> Settings {
+        try updatePrinting(unchanged: { SettingsText.unchanged(key, in: $0) }) { settings throws(SettingsError) in
+            try key.set(text, in: &settings)
         }
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import OverlandJSON
 import OverlandProtocol
 import OverlandSettings
+import OverlandSync
 
 /// `overland destination`: the receivers the journal is sent to, each with its own cursor.
 public struct DestinationCommand: ParsableCommand {
@@ -119,7 +120,8 @@ public struct DestinationCommand: ParsableCommand {
                 }
                 let journalPath = journalOptions.path(with: settings)
                 let start = try DestinationCursors.place(name, journalPath: journalPath, fromStart: fromStart,
-                                                         defaultConfigured: Destination(settings: settings) != nil) {
+                                                         defaultConfigured: Destination(settings: settings) != nil,
+                                                         origin: JournalOrigin.check(journal:acceptCopy:)) {
                     _ = try DestinationsFile.update(path: settingsOptions.destinationsPath) { destinations in
                         guard !destinations.contains(where: { $0.name == name }) else {
                             throw CommandFailure("destination '\(name)' exists", status: .usage)
@@ -127,8 +129,7 @@ public struct DestinationCommand: ParsableCommand {
                         destinations.append(destination)
                     }
                 }
-                Terminal.line("added \(name): \(destination.wireProtocol) to \(RedactedURL.shown(destination.url))"
-                              + (destination.profile == .none ? "" : ", profile \(destination.profile.name)"))
+                Terminal.line("added " + DestinationText.summary(destination))
                 Terminal.line(start.description(fromStart: fromStart))
                 if profile == nil, let suggestion = ReceiverProfile.suggested(forURL: destination.url) {
                     Terminal.error("\(DestinationCommand.tool): note: \(suggestion.reason): 'overland destination set \(name) profile "
@@ -137,29 +138,13 @@ public struct DestinationCommand: ParsableCommand {
             }
         }
 
-        /// The destination the options describe, each value checked, and refused for what
-        /// the sync would refuse of it (`Destination.problems`: a device id it inherits too).
+        /// The destination the options describe (`Destination.adding`); a value refused is a usage error.
         private func newDestination(_ name: String, settings: Settings) throws -> Destination {
-            var destination = Destination(name: name, url: "")
-            if let wireProtocol {
-                guard let chosen = WireProtocol(name: wireProtocol.lowercased()) else {
-                    throw CommandFailure("invalid value \"\(wireProtocol)\" for \"protocol\" (allowed: \(WireProtocol.allowedNames))",
-                                         status: .usage)
-                }
-                destination.wireProtocol = chosen
-            }
-            try apply("url", url, to: &destination, settings: settings)
-            if let profile { try apply("profile", profile, to: &destination, settings: settings) }
-            if let deviceID { try apply("device_id", deviceID, to: &destination, settings: settings) }
-            if tokenStdin { try apply("token", try ConfigInput.firstLine(), to: &destination, settings: settings) }
-            if let problem = destination.problems(settings: settings).first { throw CommandFailure(problem, status: .usage) }
-            return destination
-        }
-
-        private func apply(_ key: String, _ value: String, to destination: inout Destination, settings: Settings) throws {
-            do throws(SettingsError) {
-                try DestinationKey(named: key).set(value, in: &destination, settings: settings)
-            } catch {
+            let token: (() throws -> String)? = tokenStdin ? { try ConfigInput.firstLine() } : nil
+            do {
+                return try Destination.adding(name, url: url, protocol: wireProtocol, profile: profile, deviceID: deviceID,
+                                              token: token, settings: settings)
+            } catch let error as SettingsError {
                 throw error.usageFailure
             }
         }
@@ -169,7 +154,7 @@ public struct DestinationCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "set",
             abstract: "Change one key of a destination.",
-            discussion: keysHelp + """
+            discussion: DestinationText.keysHelp + """
                  A key the destination's protocol does not take is refused. Values are \
                 checked as 'overland config set' checks them.
 
@@ -183,21 +168,6 @@ public struct DestinationCommand: ParsableCommand {
                   overland destination set wayfinder send_interval 1m
                   pass show traccar | overland destination set home token --stdin
                 """)
-
-        /// "Keys: ...; overland only: ...; mqtt only: ...": from `DestinationKey.all`, so that
-        /// the help names every key the table holds.
-        static var keysHelp: String {
-            var groups: [(who: String, names: [String])] = []
-            for key in DestinationKey.all {
-                let who = key.protocols.count == WireProtocol.allCases.count ? "Keys" : key.takenBy
-                if let index = groups.firstIndex(where: { $0.who == who }) {
-                    groups[index].names.append(key.name)
-                } else {
-                    groups.append((who, [key.name]))
-                }
-            }
-            return groups.map { "\($0.who): \($0.names.joined(separator: ", "))" }.joined(separator: "; ") + "."
-        }
 
         @OptionGroup var settingsOptions: SettingsOptions
         @Argument(help: ArgumentHelp("The destination.", valueName: "name"), completion: Completions.destinationNames) var name: String
@@ -233,8 +203,8 @@ public struct DestinationCommand: ParsableCommand {
                     changes = destinations[index].differences(from: old)
                     current = destinations[index]
                 }
-                let unchanged = "\(name).\(key.name): \(current.map { DestinationCommand.shown(key, in: $0) } ?? "") (unchanged)"
-                ConfigOutput.changeLines(changes, nothing: unchanged).forEach(Terminal.line)
+                let unchanged = "\(name).\(key.name): \(current.map { DestinationText.shown(key, in: $0) } ?? "") (unchanged)"
+                SettingsText.changeLines(changes, nothing: unchanged).forEach(Terminal.line)
             }
         }
 
@@ -246,12 +216,7 @@ public struct DestinationCommand: ParsableCommand {
                         + "'overland destination add NAME URL --protocol ...' adds a destination that speaks another protocol",
                     status: .usage)
             }
-            let settingKey = try CommandLineSettings.key(settingsName)
-            let (settings, changes) = try settingsOptions.update { settings throws(SettingsError) in
-                try settingKey.set(text, in: &settings)
-            }
-            let shown = ConfigOutput.shown(ConfigOutput.redactedValue(of: settingKey, in: settings))
-            ConfigOutput.changeLines(changes, nothing: "\(settingKey.name): \(shown) (unchanged)").forEach(Terminal.line)
+            _ = try settingsOptions.set(try CommandLineSettings.key(settingsName), to: text)
         }
     }
 
@@ -275,7 +240,7 @@ public struct DestinationCommand: ParsableCommand {
             try reportingFailures(DestinationCommand.tool) {
                 let destinations = try settingsOptions.destinations(settings: try settingsOptions.load())
                 if json {
-                    Terminal.output(DestinationCommand.json(destinations))
+                    Terminal.output(DestinationText.json(destinations))
                     return
                 }
                 if destinations.isEmpty {
@@ -283,14 +248,7 @@ public struct DestinationCommand: ParsableCommand {
                                   + "'overland destination add NAME URL' adds others")
                     return
                 }
-                let width = destinations.map(\.name.count).max() ?? 0
-                let protocolWidth = destinations.map(\.wireProtocol.rawValue.count).max() ?? 0
-                for destination in destinations {
-                    var line = destination.name.padding(to: width) + "  " + destination.wireProtocol.rawValue.padding(to: protocolWidth)
-                    line += "  " + RedactedURL.shown(destination.url)
-                    if destination.profile != .none { line += "  (profile \(destination.profile.name))" }
-                    Terminal.line(line)
-                }
+                DestinationText.list(destinations).forEach(Terminal.line)
             }
         }
     }
@@ -316,10 +274,7 @@ public struct DestinationCommand: ParsableCommand {
                 guard let destination = destinations.first(where: { $0.name == name }) else {
                     throw DestinationCommand.unknown(name, among: destinations)
                 }
-                let keys = [("name", destination.name)]
-                    + DestinationKey.keys(of: destination).map { ($0.name, DestinationCommand.shown($0, in: destination)) }
-                let width = keys.map(\.0.count).max() ?? 0
-                for (key, value) in keys { Terminal.line(key.padding(to: width) + "  " + value) }
+                DestinationText.keys(of: destination).forEach(Terminal.line)
                 if destination.isDefault {
                     Terminal.line("(the settings file's endpoint, token...: 'overland config' changes them too)")
                 }
@@ -388,49 +343,9 @@ public struct DestinationCommand: ParsableCommand {
         return CommandFailure("no destination '\(name)'" + (names.isEmpty ? "" : " (configured: \(names.joined(separator: ", ")))"),
                               status: .usage)
     }
-
-    /// A key's value as shown to people: the token as set or not set, the url with its
-    /// secrets redacted (`RedactedURL`), "(none)" when not set.
-    static func shown(_ key: DestinationKey, in destination: Destination) -> String {
-        switch key.name {
-        case _ where SettingKey.isSecret(key.name): return Destination.shownToken(key.get(from: destination))
-        case _ where SettingKey.holdsURL(key.name):
-            let url = key.get(from: destination)
-            return url.isEmpty ? ConfigOutput.shown(url) : RedactedURL.shown(url)
-        default: return ConfigOutput.shown(key.get(from: destination))
-        }
-    }
-
-    /// `list --json`: an array of objects, every key its protocol takes; the token as
-    /// true or false, the url with its secrets redacted (`RedactedURL`).
-    static func json(_ destinations: [Destination]) -> String {
-        var writer = JSONWriter()
-        writer.appendRaw("[" as StaticString)
-        for (index, destination) in destinations.enumerated() {
-            if index > 0 { writer.appendRaw("," as StaticString) }
-            writer.appendRaw("{\"name\":" as StaticString)
-            writer.appendString(destination.name)
-            for key in DestinationKey.keys(of: destination) {
-                writer.appendRaw(",")
-                writer.appendString(key.name)
-                writer.appendRaw(":")
-                switch key.name {
-                case _ where SettingKey.isSecret(key.name): writer.appendBool(!key.get(from: destination).isEmpty)
-                case _ where SettingKey.holdsURL(key.name):
-                    if let url = key.value(in: destination).string { writer.appendString(RedactedURL.shown(url)) } else { writer.appendNull() }
-                default: writer.appendValue(key.value(in: destination))
-                }
-            }
-            writer.appendRaw("}" as StaticString)
-        }
-        writer.appendRaw("]\n" as StaticString)
-        return String(decoding: writer.bytes, as: UTF8.self)
-    }
 }
 
 extension String {
     /// The text padded with spaces to `width` characters.
-    func padding(to width: Int) -> String {
-        count >= width ? self : self + String(repeating: " ", count: width - count)
-    }
+    func padding(to width: Int) -> String { SettingsText.padded(self, to: width) }
 }

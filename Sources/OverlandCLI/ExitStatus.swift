@@ -1,6 +1,9 @@
 import ArgumentParser
+import OverlandExport
 import OverlandJournal
+import OverlandLogger
 import OverlandSettings
+import OverlandSync
 
 /// Exit statuses, per sysexits(3).
 public enum ExitStatus: Int32, Sendable {
@@ -43,19 +46,43 @@ extension JournalError {
     }
 }
 
+extension CommandFailure {
+    /// The line and exit status of an error the libraries throw: the one place that maps
+    /// their errors to sysexits. Nil for an error none of them throws.
+    init?(reporting error: any Error) {
+        switch error {
+        case let failure as CommandFailure: self = failure
+        case let error as JournalError: self.init("\(error)", status: error.exitStatus)
+        case let error as SettingsError: self = error.commandFailure
+        case let error as ExportOutputError:
+            let status: ExitStatus = switch error.kind {
+            case .exists, .cannotCreate: .cannotCreate
+            case .permission: .noPermission
+            case .io: .ioError
+            }
+            self.init(error.description, status: status)
+        case let error as ExportSortError:
+            // The sort's temporary file failed (74), or the journal changed while it was sorted (75).
+            self.init(error.description, status: error.kind == .io ? .ioError : .tryLater)
+        case let error as LoggerRunError: self.init(error.description, status: .ioError)
+        case let error as DestinationCursorError:
+            let status: ExitStatus = switch error {
+            case .invalidName: .usage
+            case .syncRunning: .tryLater
+            }
+            self.init(error.description, status: status)
+        default: return nil
+        }
+    }
+}
+
 /// Runs a command body, turning the errors it throws into one line on stderr
 /// (`TOOL: message`) and the matching exit status.
 public func reportingFailures(_ tool: String, _ body: () throws -> Void) throws {
     do {
         try body()
-    } catch let failure as CommandFailure {
-        Terminal.error("\(tool): \(failure.message)")
-        throw ExitCode(failure.status.rawValue)
-    } catch let error as JournalError {
-        Terminal.error("\(tool): \(error)")
-        throw ExitCode(error.exitStatus.rawValue)
-    } catch let error as SettingsError {
-        let failure = error.commandFailure
+    } catch {
+        guard let failure = CommandFailure(reporting: error) else { throw error }
         Terminal.error("\(tool): \(failure.message)")
         throw ExitCode(failure.status.rawValue)
     }

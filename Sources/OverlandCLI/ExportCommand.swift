@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import ArgumentParser
 import OverlandExport
 import OverlandJournal
@@ -72,92 +69,18 @@ public struct ExportCommand: ParsableCommand {
             options.unsentOnly = unsent
             options.pointsOnly = pointsOnly
             options.creator = "overland \(OverlandVersion.current)"
-            let destination = try ExportDestination(path: output)
+            let destination = try ExportOutput(path: output)
             let printer = IssuePrinter(tool: "overland export")
             do {
-                let summary: ExportSummary
-                do {
-                    summary = try Exporter.export(journal, options: options, onIssue: printer.handler) { bytes in
-                        try destination.write(bytes)
-                    }
-                } catch let error as ExportSortError {
-                    throw CommandFailure(error.description, status: error.kind == .io ? .ioError : .tryLater)
+                let summary = try Exporter.export(journal, options: options, onIssue: printer.handler) { bytes in
+                    try destination.write(bytes)
                 }
                 try destination.finish()
-                if output != nil {
-                    Terminal.error("overland export: \(summary.written) of \(Plural.count(summary.records, "record")) written to '\(output!)'")
-                }
-                if summary.outOfOrder > 0, let earliest = summary.earliest, let latest = summary.latest {
-                    Terminal.error("overland export: the journal is not in time order: \(Plural.count(summary.outOfOrder, "point")) earlier " +
-                                   "than a point logged before them; written oldest first all the same (the points span " +
-                                   "\(ISO8601UTC.string(from: earliest)) to \(ISO8601UTC.string(from: latest)))")
-                }
-            } catch ExportDestination.Closed.reader {
+                if let output { Terminal.error("overland export: " + summary.writtenLine(to: output)) }
+                if let line = summary.outOfOrderLine { Terminal.error("overland export: " + line) }
+            } catch ExportOutput.Closed.reader {
                 // The reader went away (`| head`): nothing more to say.
             }
         }
-    }
-}
-
-/// Standard output or a new private file, written with plain `write` calls.
-final class ExportDestination {
-    enum Closed: Error { case reader }
-
-    private let fd: Int32
-    private let path: String?
-
-    /// `exclusive`: a file that exists is refused (`overland map` without `--force`).
-    init(path: String?, exclusive: Bool = false) throws {
-        self.path = path
-        guard let path else {
-            fd = 1
-            return
-        }
-        let opened = open(path, O_WRONLY | O_CREAT | (exclusive ? O_EXCL : O_TRUNC) | O_CLOEXEC, 0o600)
-        if opened < 0 {
-            let code = errno
-            if code == EEXIST && exclusive {
-                throw CommandFailure("'\(path)' exists: --force replaces it", status: .cannotCreate)
-            }
-            throw CommandFailure("cannot create '\(path)': \(SystemErrorText.of(code))",
-                                 status: code == EACCES ? .noPermission : .cannotCreate)
-        }
-        // An existing file keeps its mode through O_CREAT: make it private as promised. Only
-        // a regular file (never a device such as /dev/stdout) is changed.
-        var info = stat()
-        if fstat(opened, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_mode & 0o7777 != 0o600,
-           fchmod(opened, 0o600) != 0 {
-            let code = errno
-            close(opened)
-            throw CommandFailure("cannot make '\(path)' private (mode 0600): \(SystemErrorText.of(code))",
-                                 status: code == EPERM || code == EACCES ? .noPermission : .ioError)
-        }
-        fd = opened
-    }
-
-    deinit { if path != nil { close(fd) } }
-
-    func write(_ bytes: [UInt8]) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                if errno == EPIPE && path == nil { throw Closed.reader }
-                throw failure("cannot write")
-            }
-            offset += written
-        }
-    }
-
-    /// Makes a file durable; standard output needs nothing.
-    func finish() throws {
-        guard path != nil else { return }
-        if fsync(fd) != 0 { throw failure("cannot sync") }
-    }
-
-    private func failure(_ operation: String) -> CommandFailure {
-        let code = errno
-        return CommandFailure("\(operation) '\(path ?? "standard output")': \(SystemErrorText.of(code))", status: .ioError)
     }
 }

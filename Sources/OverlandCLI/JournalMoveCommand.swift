@@ -40,21 +40,6 @@ extension JournalCommand {
               help: "With --abort: the target is gone for good; keep every remaining record here.")
         var targetLost = false
 
-        /// What each destination had of the moved records: carried (skipped by an upload of
-        /// the target to the same receiver), or to be sent again, and to whom.
-        static func placeLines(_ report: JournalMoveReport) -> [String] {
-            var lines: [String] = []
-            for (name, count) in report.carried.sorted(by: { $0.key < $1.key }) where count > 0 {
-                lines.append("\(name) had acknowledged \(count) of the moved records: its place went with them; an upload of the target "
-                             + "to the same receiver (url, token, protocol, device id) skips them, any other sends them again")
-            }
-            for (name, count) in report.notCarried.sorted(by: { $0.key < $1.key }) where count > 0 {
-                lines.append("\(name) had acknowledged \(count) of the moved records but is not configured here: "
-                             + "an upload of the target to its receiver sends those \(count) twice")
-            }
-            return lines
-        }
-
         func validate() throws {
             if !abort && target == nil { throw ValidationError("give the target journal with --to DIR") }
             if targetLost && !abort { throw ValidationError("--target-lost goes with --abort") }
@@ -71,19 +56,11 @@ extension JournalCommand {
                 do throws(JournalMoveError) {
                     if abort {
                         let report = try journal.abortMove(targetPath: target, targetLost: targetLost, receivers: receivers)
-                        if let aside = report.intentSetAside {
-                            Terminal.line("move aborted: its intent could not be read and was set aside as '\(aside)'; every unsent segment stays in '\(journal.path)'")
-                            return
-                        }
-                        Terminal.line("move aborted: \(Plural.count(report.segments, "segment")) (\(Plural.count(report.records, "record"))) complete in the target; the rest stay in '\(journal.path)'")
+                        Terminal.line(report.abortLine(source: journal.path))
                         return
                     }
                     let report = try journal.move(to: target!, sealFirst: seal, receivers: receivers, onIssue: printer.handler)
-                    if report.targetCreated { Terminal.line("created journal \(report.targetID) at '\(report.targetPath)'") }
-                    if report.resumed { Terminal.line("finished an interrupted move") }
-                    Terminal.line("moved \(Plural.count(report.segments, "segment")), \(Plural.count(report.records, "record")), \(Plural.count(report.bytes, "byte")) to '\(report.targetPath)'")
-                    for line in Self.placeLines(report) { Terminal.line(line) }
-                    if let stopped = report.stoppedAt { Terminal.line("stopped: \(stopped)") }
+                    report.lines.forEach(Terminal.line)
                     moved = report
                 } catch {
                     throw error.commandFailure

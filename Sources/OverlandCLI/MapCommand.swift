@@ -106,23 +106,16 @@ public struct MapCommand: ParsableCommand {
                     if force, unlink(output) != 0, errno != ENOENT {
                         throw CommandFailure("cannot replace '\(output)': \(String(cString: strerror(errno)).lowercased())", status: .cannotCreate)
                     }
-                    let destination = try ExportDestination(path: output, exclusive: true)
+                    let destination = try ExportOutput(path: output, exclusive: true)
                     try destination.write(bytes)
                     try destination.finish()
                 }
             } catch MapError.noPoints(let summary) {
-                throw CommandFailure(noPointsMessage(summary, journal: journal.path), status: .noInput)
+                throw CommandFailure(summary.noPointsLine(journal: journal.path, since: since, until: until, device: device), status: .noInput)
             } catch MapError.noTrip(_, let trips) {
-                throw CommandFailure(trips == 0 ? "no point selected carries a trip id (`overland trip start` begins a trip)"
-                                     : "no trip \(trip ?? "") among the points selected (\(Plural.count(trips, "trip"))): --trip takes last or 1 to \(trips)",
-                                     status: .noInput)
-            } catch let error as ExportSortError {
-                throw CommandFailure(error.description, status: error.kind == .io ? .ioError : .tryLater)
+                throw CommandFailure(MapSummary.noTripLine(trip ?? "", trips: trips), status: .noInput)
             }
-            Terminal.error("overland map: \(Plural.count(summary.points, "point")) (\(summary.drawn) drawn), "
-                           + "\(Plural.count(summary.tracks.count, "track")), \(Plural.count(summary.gapCount, "gap")), "
-                           + "\(Plural.count(summary.stopCount, "stop")) written to '\(output)'"
-                           + (summary.skippedIssues > 0 ? "; \(Plural.count(summary.skippedIssues, "damaged stretch", plural: "damaged stretches")) of the journal skipped" : ""))
+            Terminal.error("overland map: " + summary.writtenLine(to: output))
         }
     }
 
@@ -136,24 +129,8 @@ public struct MapCommand: ParsableCommand {
         options.device = device
         options.trip = trip.flatMap(TripChoice.init)
         if let tiles, case .success(let template) = TileTemplate.parse(tiles, attribution: tilesAttribution) { options.tiles = template }
-        let names = try journal.cursorNames()
-        if names.isEmpty {
-            options.destinations = [("sync", try journal.cursor())]
-        } else {
-            options.destinations = try names.map { ($0.text, try journal.cursor(for: $0)) }
-        }
+        options.destinations = try MapOptions.destinations(of: journal)
         options.title = title ?? "overland map of \(journal.path)"
         return options
-    }
-
-    private func noPointsMessage(_ summary: MapSummary, journal: String) -> String {
-        var text = "no points to draw in '\(journal)'"
-        if since != nil || until != nil { text += " between \(since ?? "its start") and \(until ?? "its end")" }
-        if let device { text += " of device '\(device)'" }
-        text += " (\(Plural.count(summary.records, "record")) read"
-        if summary.otherDevice > 0 { text += ", \(summary.otherDevice) of other devices or trips" }
-        if summary.invalid > 0 { text += ", \(summary.invalid) out of range" }
-        if summary.skippedIssues > 0 { text += ", \(Plural.count(summary.skippedIssues, "damaged stretch", plural: "damaged stretches")) skipped" }
-        return text + ")"
     }
 }

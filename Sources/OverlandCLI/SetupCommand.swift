@@ -64,7 +64,7 @@ public struct SetupCommand: ParsableCommand {
                 Terminal.error("overland setup: warning: \(why): the token is cleared (it must never reach the new server); "
                                + "set the new one with 'overland config set token --stdin' if the server needs one")
             }
-            ConfigOutput.changeLines(changes, nothing: "nothing changed: the settings already match the link").forEach(Terminal.line)
+            SettingsText.changeLines(changes, nothing: "nothing changed: the settings already match the link").forEach(Terminal.line)
         }
     }
 }

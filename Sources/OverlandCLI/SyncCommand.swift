@@ -111,25 +111,12 @@ public struct SyncCommand: AsyncParsableCommand {
     private func runCatching() async -> ExitStatus {
         do {
             return try await syncAndWatch()
-        } catch let failure as CommandFailure {
+        } catch {
+            // A bad endpoint or CA file is the user's to fix, not a reason to try later.
+            let failure = CommandFailure(reporting: error) ?? (error as? SyncError).map { CommandFailure($0.description, status: $0.exitStatus) }
+                ?? CommandFailure("\(error)", status: .tryLater)
             Terminal.error("overland-sync: \(failure.message)")
             return failure.status
-        } catch let error as JournalError {
-            Terminal.error("overland-sync: \(error)")
-            return error.exitStatus
-        } catch let error as SettingsError {
-            Terminal.error("overland-sync: \(error.commandFailure.message)")
-            return error.commandFailure.status
-        } catch let error as SyncError {
-            // A bad endpoint or CA file is the user's to fix, not a reason to try later.
-            Terminal.error("overland-sync: \(error.description)")
-            switch error {
-            case .configuration: return .configuration
-            case .storage: return .ioError
-            }
-        } catch {
-            Terminal.error("overland-sync: \(error)")
-            return .tryLater
         }
     }
 
@@ -182,9 +169,7 @@ public struct SyncCommand: AsyncParsableCommand {
         guard !to.isEmpty else { return (all, all) }
         var selected: [Destination] = []
         for name in to where !selected.contains(where: { $0.name == name }) {
-            guard let destination = all.first(where: { $0.name == name }) else {
-                throw CommandFailure("no destination '\(name)' (configured: \(all.map(\.name).joined(separator: ", ")))", status: .usage)
-            }
+            guard let destination = all.first(where: { $0.name == name }) else { throw DestinationCommand.unknown(name, among: all) }
             selected.append(destination)
         }
         return (selected, all)
@@ -225,8 +210,10 @@ public struct SyncCommand: AsyncParsableCommand {
         var worst = ExitStatus.ok
         for (destination, (_, report)) in zip(destinations.selected, outcome.reports) {
             let lines = SyncReportLines(label: labelled ? destination.name : nil, journal: path, endpoint: destination.url, verbose: verbose,
+                                        explains: verbose || Terminal.stderrIsTerminal, now: SyncClock.now(),
                                         destination: destination.name, hasToken: !(destination.token ?? "").isEmpty)
-            let status = lines.print(report)
+            lines.lines(report).forEach(Terminal.error)
+            let status = report.exitStatus
             if status.severity > worst.severity { worst = status }
             let readBack = ReadBackStep.describe(report.readBack, tool: "overland-sync: " + (labelled ? "\(destination.name): " : ""),
                                                  verbose: verbose, destination: destination)
@@ -285,6 +272,15 @@ public struct SyncCommand: AsyncParsableCommand {
             }
         }
         return worst
+    }
+}
+
+extension SyncError {
+    var exitStatus: ExitStatus {
+        switch self {
+        case .configuration: .configuration
+        case .storage: .ioError
+        }
     }
 }
 

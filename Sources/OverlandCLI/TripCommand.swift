@@ -47,24 +47,7 @@ public struct TripCommand: ParsableCommand {
                 }
                 let now = Journal.currentTime()
                 let summary = try TripSummary.compute(for: trip, through: now, in: journal)
-                if json {
-                    var writer = JSONWriter()
-                    writer.appendRaw(#"{"mode":"#)
-                    writer.appendString(trip.mode)
-                    writer.appendRaw(#","start":"#)
-                    writer.appendString(trip.id)
-                    writer.appendRaw(#","duration":"#)
-                    writer.appendInteger(max(now - trip.start, 0))
-                    writer.appendRaw(#","distance":"#)
-                    writer.appendInteger(TripRecord.wholeMetres(summary.distance))
-                    writer.appendRaw(#","points":"#)
-                    writer.appendInteger(summary.points)
-                    writer.appendRaw("}\n")
-                    Terminal.output(String(decoding: writer.bytes, as: UTF8.self))
-                } else {
-                    Terminal.line("\(trip.mode) trip since \(trip.id) (\(Format.duration(now - trip.start))): "
-                                  + "\(Format.distance(summary.distance)), \(Plural.count(summary.points, "point"))")
-                }
+                Terminal.output(json ? trip.json(summary, now: now) : trip.line(summary, now: now) + "\n")
             }
         }
     }
@@ -93,14 +76,13 @@ public struct TripCommand: ParsableCommand {
                 let journal = try Journal(path: journalOptions.path(with: settings), create: !named,
                                           deviceID: DeviceIdentity.resolve(flag: nil, settings: settings),
                                           machine: UniqueID.ofThisMachine())
-                let held = try Trip.lockForChange(in: journal)
-                if let running = try Trip.active(in: journal) {
+                let mode = mode ?? settings.tripMode.rawValue
+                let trip: Trip
+                switch try Trip.start(mode: mode, in: journal, now: Journal.currentTime()) {
+                case .started(let started): trip = started
+                case .alreadyRunning(let running):
                     throw CommandFailure("a \(running.mode) trip is already running since \(running.id); stop it first", status: .usage)
                 }
-                let mode = mode ?? settings.tripMode.rawValue
-                let trip = Trip(mode: mode, start: Journal.currentTime(), startSequence: try journal.endSequence())
-                try trip.save(in: journal)
-                withExtendedLifetime(held) {}
                 // The mode becomes the default for the next trip, as in the app.
                 if let chosen = TripMode(rawValue: mode), chosen != settings.tripMode {
                     do {
@@ -123,53 +105,13 @@ public struct TripCommand: ParsableCommand {
             try reportingFailures("overland trip stop") {
                 let settings = try journalOptions.settings()
                 let journal = try journalOptions.open()
-                let held = try Trip.lockForChange(in: journal)
-                guard let trip = try Trip.active(in: journal) else {
-                    throw CommandFailure("no trip is running", status: .usage)
+                let stopped = try TripStopper.stop(in: journal, settings: settings, automatically: false) {
+                    try JournalAppender(journal: journal, onIssue: IssuePrinter(tool: "overland trip stop").handler)
                 }
-                let record = try TripStopper.record(for: trip, in: journal, settings: settings, stoppedAutomatically: false)
-                if !record.isAlreadyWritten {
-                    let printer = IssuePrinter(tool: "overland trip stop")
-                    let appender = try JournalAppender(journal: journal, onIssue: printer.handler)
-                    try appender.append(record.line)
-                    try appender.commit()
-                    FaultPoint.reach("trip.after-record")
-                }
-                try Trip.clear(in: journal)
-                withExtendedLifetime(held) {}
+                guard let (trip, record) = stopped else { throw CommandFailure("no trip is running", status: .usage) }
                 Terminal.line("\(trip.mode) trip stopped: \(Format.duration(record.summary.duration)), "
                               + "\(Format.distance(record.summary.distance)), \(Plural.count(record.summary.points, "point"))")
             }
         }
-    }
-}
-
-/// Human formats for durations and distances.
-enum Format {
-    static func duration(_ seconds: Int64) -> String {
-        let seconds = max(seconds, 0)
-        if seconds < 60 { return "\(seconds) s" }
-        if seconds < 3600 { return "\(seconds / 60) min \(seconds % 60) s" }
-        if seconds < 2 * 86_400 { return "\(seconds / 3600) h \(seconds / 60 % 60) min" }
-        return "\(seconds / 86_400) d \(seconds / 3600 % 24) h"
-    }
-
-    /// Aligned lines of a label and a value, each value on its own line whatever it holds:
-    /// values come from files (a state file's last error, a geocode, an input's name), and
-    /// are shown escaped (`PrintableText.escaped`), here for every table `status` prints.
-    static func table(_ lines: [(String, String)], indent: String = "") -> String {
-        let width = lines.map(\.0.count).max() ?? 0
-        return lines.map { indent + $0.0 + String(repeating: " ", count: width + 2 - $0.0.count) + PrintableText.escaped($0.1) + "\n" }
-            .joined()
-    }
-
-    static func distance(_ metres: Double) -> String {
-        metres < 1000 ? "\(TripRecord.wholeMetres(metres)) m" : tenths(metres / 1000).map { "\($0) km" } ?? "out of range"
-    }
-
-    /// `value` with one decimal (half away from zero), or nil when it is too large to be
-    /// any measure (a hand-edited journal's speed of 1e300 must not trap the reader).
-    static func tenths(_ value: Double) -> String? {
-        CheckedInteger.rounded(value * 10).map { "\(Double($0) / 10)" }
     }
 }

@@ -38,6 +38,28 @@ public enum TripStopper {
     }
 }
 
+extension TripStopper {
+    /// Ends the active trip of `journal`, if any, under the trip's lock: its record appended
+    /// through `appender` (asked for only then) and committed, unless a stop that crashed
+    /// wrote it already, then the trip cleared. Nil when no trip runs. `now` (Unix seconds)
+    /// ends the trip; the clock injected for tests.
+    public static func stop(in journal: Journal, settings: Settings, automatically: Bool, now: Int64 = Journal.currentTime(),
+                            appender: () throws -> JournalAppender) throws -> (trip: Trip, record: Result)? {
+        try withExtendedLifetime(Trip.lockForChange(in: journal)) {
+            guard let trip = try Trip.active(in: journal) else { return nil }
+            let record = try TripStopper.record(for: trip, in: journal, settings: settings, stoppedAutomatically: automatically, now: now)
+            if !record.isAlreadyWritten {
+                let appender = try appender()
+                try appender.append(record.line)
+                try appender.commit(wallClock: now)
+                FaultPoint.reach("trip.after-record")
+            }
+            try Trip.clear(in: journal)
+            return (trip, record)
+        }
+    }
+}
+
 /// A trip ends by itself when auto-pause begins, as in the app.
 public enum AutomaticTripStop {
     /// Ends the active trip, if any: its record appended through `appender` and committed
@@ -46,15 +68,6 @@ public enum AutomaticTripStop {
     /// `now` (Unix seconds) ends the trip; the clock injected for tests.
     public static func stop(in journal: Journal, appender: JournalAppender, settings: Settings,
                             now: Int64 = Journal.currentTime()) throws -> Bool {
-        try withExtendedLifetime(Trip.lockForChange(in: journal)) {
-            guard let trip = try Trip.active(in: journal) else { return false }
-            let record = try TripStopper.record(for: trip, in: journal, settings: settings, stoppedAutomatically: true, now: now)
-            if !record.isAlreadyWritten {
-                try appender.append(record.line)
-                try appender.commit(wallClock: now)
-            }
-            try Trip.clear(in: journal)
-            return true
-        }
+        try TripStopper.stop(in: journal, settings: settings, automatically: true, now: now) { appender } != nil
     }
 }

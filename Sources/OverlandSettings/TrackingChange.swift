@@ -88,4 +88,14 @@ public struct TrackingChange: Sendable, Equatable {
         }
         return "tracking is off since \(ISO8601UTC.string(from: change.since)), set by \(PrintableText.escaped(change.by))"
     }
+
+    /// The line for settings that log nothing, with how to turn tracking on again, or nil
+    /// when tracking is on (`overland-log` and `overland status` name it first).
+    public static func notice(for settings: Settings, settingsPath: String) -> String? {
+        guard isOff(settings) else { return nil }
+        var fixes: [String] = []
+        if settings.main.trackingMode == .off { fixes.append("'overland config set tracking_mode standard'") }
+        if !settings.trackingEnabled { fixes.append("'overland config set tracking_enabled true'") }
+        return offLine(load(settingsPath: settingsPath, matching: settings)) + ": nothing is logged until " + fixes.joined(separator: " and ")
+    }
 }

@@ -1,23 +1,22 @@
 import OverlandJSON
 import OverlandJournal
-import OverlandSync
 
 /// A destination's cursor in the configured journal: placed when the destination is added,
 /// deleted (with its sync state) when it is removed. Both hold the journal's cursor lock
 /// while they change the destinations file and the journal, so they never race a sync
-/// run: during one they change nothing and exit 75.
-enum DestinationCursors {
+/// run: during one they change nothing (`DestinationCursorError.syncRunning`: try later).
+public enum DestinationCursors {
     /// Where a new destination starts.
-    struct Start {
-        var journalPath: String
+    public struct Start: Sendable {
+        public var journalPath: String
         /// False when no journal exists yet: the destination starts with the first point logged.
-        var journalExists: Bool
-        var next: UInt64 = 0
-        var end: UInt64 = 0
+        public var journalExists: Bool
+        public var next: UInt64 = 0
+        public var end: UInt64 = 0
         /// The journal's first record (retention may have deleted those before).
-        var first: UInt64 = 0
+        public var first: UInt64 = 0
 
-        func description(fromStart: Bool) -> String {
+        public func description(fromStart: Bool) -> String {
             guard journalExists else {
                 return "no journal yet at \(journalPath): it gets every point from the first one logged"
             }
@@ -35,9 +34,11 @@ enum DestinationCursors {
     /// replaced; when `save` fails, the new cursor is deleted again. Without
     /// `defaultConfigured` (no endpoint), the journal's first named cursor leaves no
     /// `cursors/default.json` behind: a destination that is not configured holds nothing.
-    static func place(_ name: String, journalPath: String, fromStart: Bool, defaultConfigured: Bool,
-                      then save: () throws -> Void) throws -> Start {
-        guard StatusCommand.exists(journalPath) else {
+    /// `origin` is copy detection as the sync runs it (`JournalOrigin.check`, this
+    /// machine's registry and id), refusing a copy unless `acceptCopy`.
+    public static func place(_ name: String, journalPath: String, fromStart: Bool, defaultConfigured: Bool,
+                             origin: (Journal, _ acceptCopy: Bool) throws -> [String], then save: () throws -> Void) throws -> Start {
+        guard PrivateFile.kind(journalPath) != .missing else {
             try save()
             return Start(journalPath: journalPath, journalExists: false)
         }
@@ -52,7 +53,7 @@ enum DestinationCursors {
         // destination's) has come, and refuses a journal whose floor went back as an
         // older copy. A destination starting from the start lowers the floor on purpose:
         // a journal this machine syncs as its own is registered with the lower floor.
-        let ownJournal = fromStart && (try? JournalOrigin.check(journal: journal, acceptCopy: false)) != nil
+        let ownJournal = fromStart && (try? origin(journal, false)) != nil
         try journal.removeCursor(for: cursor)
         try journal.removeState(SyncState.fileName(forDestination: name))
         let hadDefault = try journal.cursorNames().contains(.default)
@@ -64,7 +65,7 @@ enum DestinationCursors {
             state.startSequence = next
             try state.save(in: journal, as: SyncState.fileName(forDestination: name))
         }
-        if ownJournal { _ = try? JournalOrigin.check(journal: journal, acceptCopy: true) }
+        if ownJournal { _ = try? origin(journal, true) }
         do {
             try save()
         } catch {
@@ -81,9 +82,9 @@ enum DestinationCursors {
     /// the journal at `journalPath`, and the sealed segments every remaining reader has
     /// passed and that are older than `keepSeconds` (what only `name` still held). True
     /// when the cursor or the state was there.
-    static func release(_ name: String, journalPath: String, keepSeconds: Int64,
-                        unconfigure: () throws -> [String]) throws -> Bool {
-        guard StatusCommand.exists(journalPath) else {
+    public static func release(_ name: String, journalPath: String, keepSeconds: Int64,
+                               unconfigure: () throws -> [String]) throws -> Bool {
+        guard PrivateFile.kind(journalPath) != .missing else {
             _ = try unconfigure()
             return false
         }
@@ -103,16 +104,27 @@ enum DestinationCursors {
     }
 
     private static func cursorName(_ name: String) throws -> CursorName {
-        guard let cursor = CursorName(name) else {
-            throw CommandFailure("invalid destination name '\(name)'", status: .usage)
-        }
+        guard let cursor = CursorName(name) else { throw DestinationCursorError.invalidName(name) }
         return cursor
     }
 
     private static func lockCursors(_ journal: Journal) throws -> JournalLock {
-        guard let lock = try journal.tryLockCursors() else {
-            throw CommandFailure("overland-sync is sending from \(journal.path): try again when it ends", status: .tryLater)
-        }
+        guard let lock = try journal.tryLockCursors() else { throw DestinationCursorError.syncRunning(journalPath: journal.path) }
         return lock
+    }
+}
+
+/// Why a destination's cursor was not placed or released.
+public enum DestinationCursorError: Error, Sendable, CustomStringConvertible {
+    /// Not a destination name (`Destination.isValidName`).
+    case invalidName(String)
+    /// An overland-sync run holds the journal's cursors: nothing changed; try again.
+    case syncRunning(journalPath: String)
+
+    public var description: String {
+        switch self {
+        case .invalidName(let name): "invalid destination name '\(name)'"
+        case .syncRunning(let path): "overland-sync is sending from \(path): try again when it ends"
+        }
     }
 }

@@ -3,32 +3,33 @@ import Glibc
 #endif
 import OverlandJSON
 import OverlandJournal
-import OverlandLogger
+import OverlandInput
 import OverlandRecorder
 import OverlandSettings
 
-/// What the reader and the session tell, said on standard error; reloads and signals.
-extension LogRun {
+/// What the reader and the session tell, said through `say`; reloads and signals.
+extension LoggerRun {
     func wireReader() {
-        reader.noFixNotice = command.noFixWarning
+        let say = wiring.say, progress = wiring.progress
+        reader.noFixNotice = wiring.noFixWarning
         reader.onNoFix = { [journal] input, seconds, statistics in
             let whole = CheckedInteger.rounded(seconds, in: 0...Int(Int32.max)) ?? 0
             // The state first: whoever reads the line may ask `overland status` at once.
             InputState.write(.init(input: input.name, since: Journal.currentTime() - Int64(whole), pid: getpid()), in: journal)
-            Self.say("\(input.name): no fix for \(whole) s: \(statistics.summary())")
+            say("\(input.name): no fix for \(whole) s: \(statistics.summary())")
         }
-        reader.onDisconnect = { input in Self.say("\(input.name): gone; waiting for it to come back") }
-        reader.onReconnect = { input in Self.say("\(input.name): back") }
+        reader.onDisconnect = { input in say("\(input.name): gone; waiting for it to come back") }
+        reader.onReconnect = { input in say("\(input.name): back") }
         reader.onFixAgain = { [journal] input in
             InputState.clear(in: journal)
-            Self.say("\(input.name): fixes again")
+            say("\(input.name): fixes again")
         }
         reader.onProgress = { input, done in
             guard let size = input.size, size > 0 else { return }
-            Terminal.progress("\(input.name): \(done * 100 / size)%")
+            progress("\(input.name): \(done * 100 / size)%")
         }
         reader.onReload = { [unowned self] in reload() }
-        reader.sleep = { [signalDescriptor] seconds in Self.sleep(seconds, wokenBy: signalDescriptor) }
+        reader.sleep = { [descriptor = wiring.signalDescriptor] seconds in Self.sleep(seconds, wokenBy: descriptor) }
     }
 
     func wireSession() {
@@ -38,7 +39,7 @@ extension LogRun {
                 fullError = error
                 return
             }
-            Self.say("\(error); points are kept in memory and written again at the next commit")
+            wiring.say("\(error); points are kept in memory and written again at the next commit")
         }
         // A trip ends by itself when auto-pause begins, as in the app.
         session.onPause = { [unowned self] _ in
@@ -48,7 +49,7 @@ extension LogRun {
                     session.recorder.configuration = configuration
                 }
             } catch {
-                Self.say("the trip could not be stopped automatically: \(error)")
+                wiring.say("the trip could not be stopped automatically: \(error)")
             }
         }
     }
@@ -58,24 +59,24 @@ extension LogRun {
     func reload() -> RecorderConfiguration? {
         do {
             let wasOff = TrackingChange.isOff(settings)
-            settings = try command.journalOptions.settings()
+            settings = try wiring.loadSettings()
             if wasOff != TrackingChange.isOff(settings) {
-                Self.say(TrackingNotice.line(for: settings, settingsPath: command.journalOptions.settingsOptions.path)
+                wiring.say(TrackingChange.notice(for: settings, settingsPath: wiring.settingsPath)
                          ?? "tracking is on again")
             }
-            appender.policy.commitInterval = command.commitInterval ?? settings.commitInterval
-            return command.recorderConfiguration(settings, trip: try Trip.active(in: journal))
+            appender.policy.commitInterval = wiring.commitInterval ?? settings.commitInterval
+            return wiring.configuration(settings, try Trip.active(in: journal))
         } catch {
-            Self.say("settings not reloaded: \(error)")
+            wiring.say("settings not reloaded: \(error)")
             return nil
         }
     }
 
     /// Stop on SIGTERM, SIGINT or a full journal; reload on SIGHUP or a change of the
     /// settings or trip file (both watchers look, whichever changed).
-    func checkSignals() -> StopRequest? {
+    public func checkSignals() -> StopRequest? {
         if fullError != nil { return .stop }
-        if let request = Signals.take() { return request }
+        if let request = wiring.takeSignal() { return request }
         let now = monotonicSeconds()
         let changed = [settingsWatcher.hasChanged(now: now), tripWatcher.hasChanged(now: now)]
         return changed.contains(true) ? .reload : nil

@@ -1,23 +1,23 @@
 import OverlandJSON
-import OverlandSettings
 
-/// How `overland config` and `overland setup` show settings: text for people, JSON for
-/// scripts. The token is redacted everywhere except `overland config get token`.
-enum ConfigOutput {
+/// How `overland config`, `overland setup` and `overland destination` show settings: text
+/// for people, JSON for scripts. The token is redacted everywhere except `overland config
+/// get token`.
+public enum SettingsText {
     /// A value as shown in tables and change lines: "(none)" when not set.
-    static func shown(_ value: String) -> String {
+    public static func shown(_ value: String) -> String {
         value.isEmpty ? "(none)" : value
     }
 
     /// The value of `key` in `settings` as shown to people, the token and the endpoint's
     /// secrets redacted (`SettingKey.shown`).
-    static func redactedValue(of key: SettingKey, in settings: Settings) -> String {
+    public static func redactedValue(of key: SettingKey, in settings: Settings) -> String {
         key.shown(key.get(from: settings))
     }
 
     /// `overland config list`: one line per key, the key, its value and "(default)" when it
     /// holds the default, in aligned columns.
-    static func table(_ entries: [SettingEntry]) -> [String] {
+    public static func table(_ entries: [SettingEntry]) -> [String] {
         let keyWidth = entries.map(\.key.name.count).max() ?? 0
         // Long values (an endpoint) do not push every marker to the right.
         let valueWidth = min(24, entries.map { shown($0.value).count }.max() ?? 0)
@@ -30,7 +30,7 @@ enum ConfigOutput {
 
     /// `overland config list --json`: one object, each key mapped to its value (a string,
     /// or null when not set) and whether that is the default, in the file's order.
-    static func json(_ entries: [SettingEntry]) -> String {
+    public static func json(_ entries: [SettingEntry]) -> String {
         var writer = JSONWriter()
         writer.appendRaw("{" as StaticString)
         for (index, entry) in entries.enumerated() {
@@ -48,7 +48,7 @@ enum ConfigOutput {
 
     /// `overland config keys`: per key, its name and what it does, then below it the
     /// values it allows and its default.
-    static func keyTable(_ keys: [SettingKey]) -> [String] {
+    public static func keyTable(_ keys: [SettingKey]) -> [String] {
         let width = keys.map(\.name.count).max() ?? 0
         let indent = String(repeating: " ", count: width + 2)
         return keys.flatMap { key in
@@ -58,13 +58,13 @@ enum ConfigOutput {
     }
 
     /// The changes, one per line (`batch_size: 200 -> 500`), or `nothing` when there are none.
-    static func changeLines(_ changes: [SettingChange], nothing: String) -> [String] {
+    public static func changeLines(_ changes: [SettingChange], nothing: String) -> [String] {
         changes.isEmpty ? [nothing] : changes.map(\.description)
     }
 
     /// Notes for the environment variables that override `keys` when the tools run:
     /// `overland config` shows the file alone, which would otherwise mislead.
-    static func environmentNotes(for keys: [String]) -> [String] {
+    public static func environmentNotes(for keys: [String]) -> [String] {
         let overrides = [("OVERLAND_URL", "endpoint"), ("OVERLAND_TOKEN", "token"),
                          ("OVERLAND_DEVICE_ID", "device_id"), ("OVERLAND_JOURNAL", "journal")]
         let environment = ProcessEnvironment.current
@@ -74,7 +74,13 @@ enum ConfigOutput {
         }
     }
 
-    private static func padded(_ text: String, to width: Int) -> String {
+    /// `key`'s line when a command left it as it was: "batch_size: 500 (unchanged)".
+    public static func unchanged(_ key: SettingKey, in settings: Settings, _ why: String = "unchanged") -> String {
+        "\(key.name): \(shown(redactedValue(of: key, in: settings))) (\(why))"
+    }
+
+    /// `text` padded with spaces to `width` characters.
+    public static func padded(_ text: String, to width: Int) -> String {
         text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
     }
 }
