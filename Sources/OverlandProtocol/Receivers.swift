@@ -2,14 +2,17 @@
 /// says in a few words what it sends (the settings' help is made of these), and how its
 /// points travel (`ReceiverKind.Carrier`): an HTTP receiver is made from the destination's
 /// options and sent by `SyncEngine`; a broker's points are OverlandMQTT's `MQTTSender`'s.
-/// Adding a receiver is one file (its `Receiver` and its `WireProtocol` name) and one line
-/// here.
+/// A protocol's line also says whether it is read back by its own read API (Traccar, a
+/// broker's feed) or by its profile's (`ReadBackCapability`). Adding a receiver is one file
+/// (its `Receiver` and its `WireProtocol` name) and one line here.
 public enum Receivers {
     public static let table: [ReceiverKind] = [
         ReceiverKind(.overland, "batches", http: { OverlandReceiver(options: $0) }),
         ReceiverKind(.owntracks, "one location message per request", http: { OwnTracksReceiver(options: $0) }),
-        ReceiverKind(.traccar, "osmand json, one position per request", http: { TraccarReceiver(options: $0) }),
-        ReceiverKind(.mqtt, "owntracks messages through a broker", carrier: .mqttBroker),
+        ReceiverKind(.traccar, "osmand json, one position per request", http: { TraccarReceiver(options: $0) },
+                     readBack: .reads(TraccarReader.reader(for:))),
+        ReceiverKind(.mqtt, "owntracks messages through a broker", carrier: .mqttBroker,
+                     readBack: .reads(BrokerFeed.reader(for:), needsVerifyURL: BrokerFeed.needsVerifyURL)),
     ]
 
     /// The line of `wireProtocol`, or nil when this build has none.
@@ -59,14 +62,18 @@ public struct ReceiverKind: Sendable {
     /// What it sends, in a few lower-case words: "one location message per request".
     public let summary: String
     public let carrier: Carrier
+    /// Whether and how it is read back: its own reader, or (`deferred`) its profile's.
+    public let readBack: ReadBackCapability
 
-    public init(_ wireProtocol: WireProtocol, _ summary: String, carrier: Carrier) {
+    public init(_ wireProtocol: WireProtocol, _ summary: String, carrier: Carrier, readBack: ReadBackCapability = .deferred) {
         self.wireProtocol = wireProtocol
         self.summary = summary
         self.carrier = carrier
+        self.readBack = readBack
     }
 
-    public init(_ wireProtocol: WireProtocol, _ summary: String, http make: @escaping @Sendable (ReceiverOptions) -> any Receiver) {
-        self.init(wireProtocol, summary, carrier: .http(make))
+    public init(_ wireProtocol: WireProtocol, _ summary: String, http make: @escaping @Sendable (ReceiverOptions) -> any Receiver,
+                readBack: ReadBackCapability = .deferred) {
+        self.init(wireProtocol, summary, carrier: .http(make), readBack: readBack)
     }
 }

@@ -1,0 +1,77 @@
+import OverlandProtocol
+import Testing
+
+/// The read-back capabilities on the receivers' lines (`ReceiverProfile.all`,
+/// `Receivers.table`) and the one answer `ReadBackSupport` makes of them.
+@Suite struct ReadBackCapabilityTests {
+    /// A destination's keys as a reader sees them, with every credential set.
+    static func target(_ profile: ReceiverProfile, broker: ReadBackTarget.Broker? = nil) -> ReadBackTarget {
+        ReadBackTarget(verifyURL: "http://read.example/", endpoint: "http://send.example/path", readToken: "read:token",
+                       token: "bob:pw", deviceID: "van", profile: profile, broker: broker)
+    }
+
+    @Test func eachProfileHasOneLineAndEachReadableOneItsOwnReader() throws {
+        #expect(Set(ReceiverProfile.all.map(\.name)).count == ReceiverProfile.all.count, "one line per profile")
+        var receivers: [String] = []
+        for profile in ReceiverProfile.all {
+            switch profile.readBack {
+            case .reader(let api):
+                let reader = try api.reader(for: Self.target(profile))
+                receivers.append(reader.receiverName)
+                #expect(reader.settleSeconds > 0, "\(profile): a receiver is read once it had time to store")
+                #expect(api.needsVerifyURL == nil, "\(profile): its url's origin is its read API's")
+                for wireProtocol in WireProtocol.allCases where profile.fits(wireProtocol) && wireProtocol != .traccar && wireProtocol != .mqtt {
+                    #expect(ReadBackSupport.problem(protocol: wireProtocol, profile: profile) == nil, "\(profile) over \(wireProtocol)")
+                }
+            case .unreadable(let why):
+                #expect(why.contains("verify") && why.count > 40, "\(profile) says why it cannot be read back")
+                for wireProtocol in WireProtocol.allCases {
+                    #expect(ReadBackSupport.problem(protocol: wireProtocol, profile: profile) == why)
+                }
+            case .deferred:
+                #expect(profile.changesNothing && profile == .none, "only the protocol as written leaves it to the protocol")
+            }
+        }
+        #expect(Set(receivers).count == receivers.count, "no two profiles read through the same reader: \(receivers)")
+        #expect(receivers.count == 4)
+    }
+
+    @Test func aProtocolWithoutAReaderOfItsOwnNamesTheProfilesThatHaveOne() throws {
+        for kind in Receivers.table {
+            guard case .deferred = kind.readBack else { continue }
+            let problem = try #require(ReadBackSupport.problem(protocol: kind.wireProtocol, profile: .none))
+            #expect(problem == "verify needs to know which receiver reads back: set profile "
+                    + "compass, dawarich, home-assistant, owntracks-recorder first (or use protocol traccar)")
+            #expect(throws: ReadBackError(problem)) { try ReadBackSupport.api(protocol: kind.wireProtocol, profile: .none) }
+        }
+        #expect(Receivers.table.filter { if case .deferred = $0.readBack { true } else { false } }.map(\.wireProtocol)
+                == [.overland, .owntracks])
+    }
+
+    @Test func aProtocolWithItsOwnReaderIsReadThroughItWhateverTheProfile() throws {
+        let traccar = try ReadBackSupport.api(protocol: .traccar, profile: .none).reader(for: Self.target(.none))
+        #expect(traccar.receiverName == "Traccar")
+        let broker = ReadBackTarget.Broker(topic: "owntracks/bob/van", discovery: nil)
+        let fed = try ReadBackSupport.api(protocol: .mqtt, profile: .none).reader(for: Self.target(.none, broker: broker))
+        #expect(fed.receiverName == "the OwnTracks Recorder")
+        #expect(ReadBackSupport.problem(protocol: .mqtt, profile: .none) == BrokerFeed.needsVerifyURL)
+        #expect(ReadBackSupport.problem(protocol: .mqtt, profile: .none, verifyURL: "http://r") == nil)
+        #expect(ReadBackSupport.problem(protocol: .traccar, profile: .none, loggingMode: .latest)?.contains("logging_mode all") == true)
+    }
+
+    @Test func aReaderSaysWhichCredentialItLacks() {
+        var target = Self.target(.compass)
+        target.readToken = nil
+        target.token = nil
+        for profile in ReceiverProfile.all {
+            guard let api = profile.readBack.api else { continue }
+            target.profile = profile
+            do {
+                _ = try api.reader(for: target)
+                #expect(profile == .owntracksRecorder, "only the Recorder may be read without credentials (one not behind a proxy)")
+            } catch {
+                #expect(error.description.contains("set "), "\(profile): \(error)")
+            }
+        }
+    }
+}
