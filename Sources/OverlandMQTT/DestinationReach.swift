@@ -10,13 +10,15 @@ public struct DestinationReach: Sendable {
     public let route: ReadBackRoute
     public let cursor: CursorName
 
-    /// `destination` as `senders` send to it.
+    /// `destination` as `senders` send to it (the sync's sender of its carrier, whatever
+    /// the sync would refuse of it: the command refuses that first).
     public init(_ destination: Destination, senders: DestinationSenders) {
         self.destination = destination
         cursor = CursorName(destination.name) ?? .default
-        // Every carrier's sender has a route; a sender without one is read back as HTTP.
-        route = senders.carrierSender(for: destination).readBackRoute
-            ?? HTTPDestination(name: cursor, configuration: senders.http(destination)).readBackRoute!
+        switch Receivers.carrier(of: destination.wireProtocol, url: destination.url) {
+        case .mqttBroker: route = MQTTDestinationSender(name: cursor, destination: senders.mqtt(destination)).route
+        case .http, nil: route = HTTPDestination(name: cursor, configuration: senders.http(destination)).route
+        }
     }
 
     /// Whether it is sent to through a broker.

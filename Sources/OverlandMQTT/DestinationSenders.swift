@@ -41,16 +41,9 @@ public struct DestinationSenders: Sendable {
 
     /// The sender of `destination`'s carrier, or its refusal.
     public func sender(for destination: Destination) -> any DestinationSender {
-        // What `overland destination set` refuses, the sync refuses in the same words.
-        if let problem = destination.problems(settings: settings).first {
-            return RefusedDestination(name: CursorName(destination.name) ?? .default, problem: problem)
-        }
-        return carrierSender(for: destination)
-    }
-
-    /// The sender of `destination`'s carrier, whatever the sync would refuse of it.
-    func carrierSender(for destination: Destination) -> any DestinationSender {
         let name = CursorName(destination.name) ?? .default
+        // What `overland destination set` refuses, the sync refuses in the same words.
+        if let problem = destination.problems(settings: settings).first { return RefusedDestination(name: name, problem: problem) }
         switch Receivers.carrier(of: destination.wireProtocol, url: destination.url) {
         case .mqttBroker:
             var sender = MQTTDestinationSender(name: name, destination: mqtt(destination))

@@ -5,7 +5,7 @@ extension MQTTDestinationSender {
     /// Read back through what its broker feeds (docs/receivers.md, "Reading back"): the
     /// OwnTracks Recorder subscribed to the broker, or Home Assistant when the destination
     /// publishes discovery (`BrokerFeed`); its missing points published again (`MQTTResender`).
-    public var readBackRoute: ReadBackRoute? {
+    public var route: ReadBackRoute {
         let messages = OwnTracksMessages(destination: destination)
         let discovery = ReadBackTarget.Discovery(objectID: messages.discoveryObjectID, identifier: messages.discoveryIdentifier)
         return ReadBackRoute(configuration: destination.readBackConfiguration,
@@ -13,6 +13,8 @@ extension MQTTDestinationSender {
             [self] journal, _ in MQTTResender(sender: self, journal: journal)
         }
     }
+
+    public var readBackRoute: ReadBackRoute? { route }
 }
 
 extension MQTTDestination {

@@ -71,10 +71,18 @@ import Testing
             target.profile = profile
             do {
                 _ = try api.reader(for: target)
-                #expect(profile == .owntracksRecorder, "only the Recorder may be read without credentials (one not behind a proxy)")
             } catch {
                 #expect(error.description.contains("set "), "\(profile): \(error)")
             }
+        }
+        var compass = Self.target(.compass)
+        compass.readToken = nil
+        #expect(throws: ReadBackError("Compass is read with the database's read token: set verify_token (--token-stdin)")) {
+            try ReadBackSupport.api(protocol: .overland, profile: .compass).reader(for: compass)
+        }
+        target.profile = .owntracksRecorder
+        #expect(throws: Never.self, "a Recorder not behind a proxy is read without credentials") {
+            try ReadBackSupport.api(protocol: .owntracks, profile: .owntracksRecorder).reader(for: target)
         }
     }
 }

@@ -42,11 +42,13 @@ public struct ReadBackRoute: Sendable {
 
 extension HTTPDestination {
     /// Read back through its read API, sent to again in its own requests.
-    public var readBackRoute: ReadBackRoute? {
+    public var route: ReadBackRoute {
         let configuration = configuration
         let cursor = name
         return ReadBackRoute(configuration: configuration, broker: nil) { journal, transport in
             HTTPResender(configuration: configuration, transport: transport, journal: journal, cursor: cursor)
         }
     }
+
+    public var readBackRoute: ReadBackRoute? { route }
 }
