@@ -51,7 +51,7 @@ let package = Package(
         .target(
             name: "OverlandMQTT",
             dependencies: [
-                "OverlandJournal", "OverlandProtocol", "OverlandJSON", "OverlandSync",
+                "OverlandJournal", "OverlandProtocol", "OverlandJSON", "OverlandSync", "OverlandSettings",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

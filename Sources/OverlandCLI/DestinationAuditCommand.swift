@@ -2,8 +2,6 @@ import ArgumentParser
 import OverlandJSON
 import OverlandJournal
 import OverlandMQTT
-import OverlandProtocol
-import OverlandSettings
 import OverlandSync
 
 extension DestinationCommand {
@@ -40,15 +38,10 @@ extension DestinationCommand {
                 let name = try DestinationCommand.checkedName(self.name)
                 let span = try Self.span(since: since, until: until)
                 let reach = try DestinationReach.configured(name, options: journalOptions)
-                let reader = try reach.reader()
+                let reader = try reach.checkedReader()
                 let journal = try journalOptions.open()
-                let configuration = reach.configuration
-                let days = try reach.run { transport in
-                    var days: [ReadBackAudit.Day] = []
-                    try await ReadBackAudit(journal: journal, cursor: CursorName(name) ?? .default, configuration: configuration,
-                                            reader: reader, transport: transport, wallClock: SyncClock.now)
-                        .run(since: span.since, until: span.until) { days.append($0) }
-                    return days
+                let days = try reach.run {
+                    try await reach.audit(journal, reader: reader, since: span.since, until: span.until, wallClock: SyncClock.now)
                 }
                 Terminal.output(json ? Self.json(days) : Self.table(days))
                 Self.record(days, reach: reach, journal: journal)
@@ -56,21 +49,15 @@ extension DestinationCommand {
             }
         }
 
-        /// Keeps what the audit found not held in the destination's state (`SyncState.refused`):
-        /// `overland status` then counts what the audit counted. Under the destination's lock;
-        /// while a sync holds it, one line says it was not kept.
+        /// Keeps what the audit found (`DestinationReach.keep`), under the destination's
+        /// lock; while a sync holds it, one line says it was not kept.
         static func record(_ days: [ReadBackAudit.Day], reach: DestinationReach, journal: Journal) {
-            let name = reach.destination.name
             do {
-                let lock = try reach.lock(journal)
+                let lock = try reach.checkedLock(journal)
                 defer { withExtendedLifetime(lock) {} }
-                var state = try SyncState.load(journal: journal, destination: name)
-                let settled = try state.storedThrough ?? journal.cursor(for: CursorName(name) ?? .default)
-                let before = state
-                for day in days { state.record(audited: day, before: settled) }
-                if state != before { try state.save(in: journal, as: SyncState.fileName(forDestination: name)) }
+                try reach.keep(days, in: journal)
             } catch {
-                Terminal.error("\(DestinationCommand.tool): \(name): what the audit found is not kept for 'overland status': "
+                Terminal.error("\(DestinationCommand.tool): \(reach.destination.name): what the audit found is not kept for 'overland status': "
                                + "\((error as? CommandFailure)?.message ?? "\(error)")")
             }
         }

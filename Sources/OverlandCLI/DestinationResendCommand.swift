@@ -1,6 +1,7 @@
 import ArgumentParser
 import OverlandJSON
 import OverlandJournal
+import OverlandMQTT
 import OverlandProtocol
 import OverlandSettings
 import OverlandSync
@@ -51,39 +52,23 @@ extension DestinationCommand {
                 }
                 let span = try Audit.span(since: since, until: until)
                 let reach = try DestinationReach.configured(name, options: journalOptions)
-                let reader = missing ? try reach.reader() : nil
+                let reader = missing ? try reach.checkedReader() : nil
                 let journal = try journalOptions.open()
-                let lock = try reach.lock(journal)
+                let lock = try reach.checkedLock(journal)
                 defer { withExtendedLifetime(lock) {} }
-                let summary = try send(reach: reach, reader: reader, journal: journal, span: span)
+                let summary = try reach.run {
+                    try await reach.resend(journal, reader: reader, since: span.since, until: span.until, wallClock: SyncClock.now,
+                                           onDay: { day in
+                                               Terminal.progress("\(String(ISO8601UTC.string(from: day.start).prefix(10))): "
+                                                                 + "\(Plural.count(day.unheld.count, "point")) not held")
+                                           },
+                                           onBatch: { done in Terminal.progress("\(Plural.count(done.points, "point")) sent again") })
+                }
                 Terminal.clearProgress()
-                Terminal.line(Self.line(summary, destination: name, missing: missing, broker: reach.broker != nil))
+                Terminal.line(Self.line(summary, destination: name, missing: missing, broker: reach.throughBroker))
                 if summary.points > 0, let reader {
                     Terminal.line("'overland destination audit \(name)' in \(Format.duration(reader.settleSeconds)) says whether "
                                   + "\(reader.receiverName) holds them")
-                }
-            }
-        }
-
-        /// Sends them, with progress on a terminal.
-        private func send(reach: DestinationReach, reader: (any ReadBackReader)?, journal: Journal,
-                          span: (since: Int64?, until: Int64?)) throws -> PointResend.Summary {
-            let configuration = reach.configuration
-            let timeout = Duration.milliseconds(Int64(configuration.requestTimeout * 1000))
-            let cursor = CursorName(reach.destination.name) ?? .default
-            return try reach.run { transport in
-                let resend = PointResend(journal: journal, cursor: cursor,
-                                         resender: reach.resender(journal: journal, transport: transport), timeout: timeout)
-                if let reader {
-                    let audit = ReadBackAudit(journal: journal, cursor: cursor, configuration: configuration, reader: reader,
-                                              transport: transport, wallClock: SyncClock.now)
-                    return try await resend.sendUnheld(by: audit, since: span.since, until: span.until) { day in
-                        Terminal.progress("\(String(ISO8601UTC.string(from: day.start).prefix(10))): "
-                                          + "\(Plural.count(day.unheld.count, "point")) not held")
-                    }
-                }
-                return try await resend.sendAll(in: (span.since ?? .min)...(span.until ?? .max)) { done in
-                    Terminal.progress("\(Plural.count(done.points, "point")) sent again")
                 }
             }
         }

@@ -1,4 +1,5 @@
 import OverlandJournal
+import OverlandProtocol
 import OverlandSync
 
 /// Read-back's resends for an MQTT destination (`ReadBackPass`): the missing points are

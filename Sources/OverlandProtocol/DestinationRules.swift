@@ -11,29 +11,15 @@ public enum DestinationRules {
         wireProtocol == .overland && loggingMode == .owntracks ? .owntracks : wireProtocol
     }
 
-    /// Whether the receiver files points by OwnTracks' `USER/DEVICE`: the owntracks and
-    /// mqtt protocols, the `owntracks` logging mode, and the profiles that complete an
-    /// OwnTracks identity (`owntracks-recorder`, `home-assistant`).
-    public static func namesOwnTracksDevices(_ wireProtocol: WireProtocol, loggingMode: LoggingMode,
-                                             profile: ReceiverProfile) -> Bool {
-        let spoken = spokenProtocol(wireProtocol, loggingMode: loggingMode)
-        return spoken == .owntracks || wireProtocol == .mqtt || profile.completesIdentity
-    }
-
     /// Why `deviceID` (the one the destination sends: its own, else the settings') cannot
-    /// name the device at this receiver: OwnTracks files a device as USER/DEVICE (a second
-    /// '/' hides it, `OwnTracksIdentity.problem`); Traccar files positions under the
-    /// device's identifier, which cannot be empty.
+    /// name the device at this receiver, by the rules of its lines (`ReceiverKind.deviceIDs`
+    /// of the configured and the spoken protocol, and OwnTracks' `USER/DEVICE` for a
+    /// profile that completes an OwnTracks identity).
     public static func deviceIDProblem(_ deviceID: String, wireProtocol: WireProtocol, loggingMode: LoggingMode,
                                        profile: ReceiverProfile) -> String? {
-        if namesOwnTracksDevices(wireProtocol, loggingMode: loggingMode, profile: profile),
-           let problem = OwnTracksIdentity.problem(deviceID: deviceID) {
-            return problem
-        }
-        if spokenProtocol(wireProtocol, loggingMode: loggingMode) == .traccar, deviceID.isEmpty {
-            return "protocol traccar needs a device id: Traccar files positions under the device's identifier (set device_id)"
-        }
-        return nil
+        var rules = [wireProtocol, spokenProtocol(wireProtocol, loggingMode: loggingMode)].compactMap { Receivers.kind(of: $0)?.deviceIDs }
+        if profile.completesIdentity { rules.append(.ownTracksIdentity) }
+        return rules.lazy.compactMap { $0.problem(deviceID) }.first
     }
 
     /// Why `profile` does not fit: checked against both the configured and the spoken

@@ -40,7 +40,7 @@
 ///   that drop or overwrite `X-` headers), completing a missing user as
 ///   `home-assistant` does, with HTTP Basic authentication from a `user:password` token.
 public struct ReceiverProfile: Sendable, Hashable, CustomStringConvertible {
-    /// The profile's name, as the `profile` setting spells it.
+    /// The profile's name, as the `profile` setting spells it: what identifies it.
     public let name: String
     /// The `properties` members written as whole numbers.
     public let wholeNumberProperties: Set<String>
@@ -54,30 +54,37 @@ public struct ReceiverProfile: Sendable, Hashable, CustomStringConvertible {
     public let identityInQuery: Bool
     /// The protocols this profile makes sense with.
     public let protocols: Set<WireProtocol>
+    /// Whether and how its receiver is read back (`ReadBackSupport`): its reader, or why
+    /// it has none; `none` leaves it to the protocol.
+    public let readBack: ReadBackCapability
 
     /// The protocol as written: nothing changes.
-    public static let none = ReceiverProfile(name: "none", protocols: Set(WireProtocol.allCases))
+    public static let none = ReceiverProfile(name: "none", protocols: Set(WireProtocol.allCases), readBack: .deferred)
 
     /// Whole numbers wherever Wayfinder stores an integer (see the type's description).
     public static let wayfinder = ReceiverProfile(
         name: "wayfinder",
         wholeNumberProperties: ["speed", "speed_accuracy", "course_accuracy",
                                 "altitude", "course", "horizontal_accuracy", "vertical_accuracy"],
-        protocols: [.overland])
+        protocols: [.overland],
+        readBack: .unreadable("Wayfinder has no API that lists the points it holds, so verify cannot be on for it (see docs/receivers.md)"))
 
     /// The token in the query string, where Compass reads it.
-    public static let compass = ReceiverProfile(name: "compass", tokenParameter: "token", protocols: [.overland])
+    public static let compass = ReceiverProfile(name: "compass", tokenParameter: "token", protocols: [.overland],
+                                                readBack: .reads(CompassReader.reader(for:)))
 
     /// The token as Dawarich's `api_key` query parameter.
     public static let dawarich = ReceiverProfile(name: "dawarich", tokenParameter: "api_key", tokenInHeader: false,
-                                                 protocols: [.overland, .owntracks])
+                                                 protocols: [.overland, .owntracks], readBack: .reads(DawarichReader.reader(for:)))
 
     /// A complete `owntracks/USER/DEVICE` topic, as Home Assistant's webhook needs.
-    public static let homeAssistant = ReceiverProfile(name: "home-assistant", completesIdentity: true, protocols: [.owntracks])
+    public static let homeAssistant = ReceiverProfile(name: "home-assistant", completesIdentity: true, protocols: [.owntracks],
+                                                      readBack: .reads(HomeAssistantReader.reader(for:)))
 
     /// User and device in the headers and the query, as OwnTracks Recorder's `/pub` reads them.
     public static let owntracksRecorder = ReceiverProfile(name: "owntracks-recorder", completesIdentity: true,
-                                                          identityInQuery: true, protocols: [.owntracks])
+                                                          identityInQuery: true, protocols: [.owntracks],
+                                                          readBack: .reads(RecorderReader.reader(for:)))
 
     /// Every profile, by name.
     public static let all: [ReceiverProfile] = [.none, .wayfinder, .compass, .dawarich, .homeAssistant, .owntracksRecorder]
@@ -90,7 +97,7 @@ public struct ReceiverProfile: Sendable, Hashable, CustomStringConvertible {
 
     private init(name: String, wholeNumberProperties: Set<String> = [], tokenParameter: String? = nil,
                  tokenInHeader: Bool = true, completesIdentity: Bool = false, identityInQuery: Bool = false,
-                 protocols: Set<WireProtocol>) {
+                 protocols: Set<WireProtocol>, readBack: ReadBackCapability) {
         self.name = name
         self.wholeNumberProperties = wholeNumberProperties
         self.tokenParameter = tokenParameter
@@ -98,7 +105,12 @@ public struct ReceiverProfile: Sendable, Hashable, CustomStringConvertible {
         self.completesIdentity = completesIdentity
         self.identityInQuery = identityInQuery
         self.protocols = protocols
+        self.readBack = readBack
     }
+
+    public static func == (lhs: ReceiverProfile, rhs: ReceiverProfile) -> Bool { lhs.name == rhs.name }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(name) }
 
     /// Whether this profile makes sense with `wireProtocol`.
     public func fits(_ wireProtocol: WireProtocol) -> Bool { protocols.contains(wireProtocol) }

@@ -1,3 +1,4 @@
+import OverlandProtocol
 import OverlandSync
 import Synchronization
 

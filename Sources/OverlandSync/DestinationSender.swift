@@ -16,6 +16,13 @@ public protocol DestinationSender: Sendable {
     func run(journal: Journal, holding lock: JournalLock, sendNow: Bool, onIssue: JournalIssueHandler?) async -> SyncReport
     /// What the first send would be (`--dry-run`): takes no lock and changes nothing.
     func preview(journal: Journal, onIssue: JournalIssueHandler?) throws -> DestinationPreview
+    /// How it is read back and sent to again (`verify true`, audit, resend); nil for a
+    /// destination that cannot be (a refused one).
+    var readBackRoute: ReadBackRoute? { get }
+}
+
+extension DestinationSender {
+    public var readBackRoute: ReadBackRoute? { nil }
 }
 
 /// What a destination would send first, for `--dry-run`.

@@ -1,5 +1,6 @@
 import OverlandJSON
 import OverlandJournal
+import OverlandProtocol
 
 /// A destination with an HTTP receiver (any of `Receivers.table`'s `.http` entries): each
 /// run makes a client (`HTTPClientTransport`, TLS verified) and drains through `SyncEngine`.

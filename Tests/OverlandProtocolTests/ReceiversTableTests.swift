@@ -30,4 +30,28 @@ import Testing
         #expect(viaBroker(.mqtt, "http://h") == true)
         #expect(viaBroker(WireProtocol(declaring: "echo"), "http://h") == nil)
     }
+
+    /// Each line's device-id rule is the one `DestinationRules.deviceIDProblem` applies: by
+    /// the configured and the spoken protocol's lines, and OwnTracks' for a profile that
+    /// completes an OwnTracks identity.
+    @Test func theDeviceIDRuleIsOnTheProtocolsLine() throws {
+        func problem(_ deviceID: String, _ wireProtocol: WireProtocol, _ loggingMode: LoggingMode = .all,
+                     _ profile: ReceiverProfile = .none) -> String? {
+            DestinationRules.deviceIDProblem(deviceID, wireProtocol: wireProtocol, loggingMode: loggingMode, profile: profile)
+        }
+        let ownTracks = try #require(OwnTracksIdentity.problem(deviceID: "a/b/c"))
+        let traccar = try #require(Receivers.kind(of: .traccar)?.deviceIDs.problem(""))
+        #expect(traccar.contains("set device_id"))
+        for kind in Receivers.table {
+            switch kind.wireProtocol {
+            case .overland: #expect(problem("a/b/c", .overland) == nil && problem("", .overland) == nil)
+            case .owntracks, .mqtt: #expect(problem("a/b/c", kind.wireProtocol) == ownTracks && problem("van", kind.wireProtocol) == nil)
+            case .traccar: #expect(problem("", .traccar) == traccar && problem("a/b/c", .traccar) == nil)
+            default: Issue.record("\(kind.wireProtocol) has no expectation here")
+            }
+        }
+        #expect(problem("a/b/c", .overland, .owntracks) == ownTracks, "the owntracks logging mode speaks OwnTracks")
+        #expect(problem("a/b/c", .owntracks, .all, .homeAssistant) == ownTracks)
+        #expect(problem("a/b/c", .overland, .all, .dawarich) == nil)
+    }
 }

@@ -1,6 +1,7 @@
 import TestSupport
 import Foundation
 import OverlandJournal
+import OverlandProtocol
 @testable import OverlandSync
 import Testing
 

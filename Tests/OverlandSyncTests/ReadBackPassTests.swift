@@ -230,4 +230,60 @@ import Testing
         #expect(fixture.state.refusedRecords == 20, "the second chunk, compared behind a held one, counted once")
         #expect(broker.lines.count == 40)
     }
+
+    // MARK: One matching rule, the pass's and the audit's
+
+    /// What the pass and the audit find of the same journal against the same store: the
+    /// records each finds not held (the pass sends them again), and how many each finds stored.
+    private func passAndAudit(_ fixture: JournalFixture, _ transport: RecorderTransport,
+                              records: UInt64) async throws -> (pass: [UInt64], audit: ReadBackAudit.Day) {
+        try CursorWrites.advance(fixture.journal, .default, to: records)
+        let clock = Clock()
+        let pass = try self.pass(fixture, transport, clock: clock)
+        let audit = ReadBackAudit(journal: fixture.journal, cursor: .default, configuration: pass.configuration, reader: pass.reader,
+                                  transport: transport, wallClock: { clock.now })
+        var days: [ReadBackAudit.Day] = []
+        try await audit.run(since: nil) { days.append($0) }
+        let day = try #require(days.first)
+        #expect(days.count == 1)
+        let report = await pass.run(runStart: 0)
+        #expect(report.stored == day.stored, "the pass and the audit find as many stored")
+        return (fixture.state.resends.keys.sorted(), day)
+    }
+
+    @Test func aDuplicateIsHeldAlikeByThePassAndTheAudit() async throws {
+        let fixture = try JournalFixture(points: 4)
+        // The journal holds point 1 twice (records 1 and 4); the receiver holds it twice too,
+        // and point 2 not at all.
+        try fixture.append(line: JournalFixture.point(1).jsonLine(), commit: true)
+        let transport = RecorderTransport { _ in false }
+        hold(transport, 0..<2)
+        hold(transport, 1..<2)
+        hold(transport, 3..<4)
+        let (resent, day) = try await passAndAudit(fixture, transport, records: 5)
+        #expect(resent == [2], "the pass holds both copies of point 1")
+        #expect(day.unheld.map(\.sequence) == resent, "the audit finds not held what the pass sends again")
+        #expect(day.stored == 4 && day.missing == 1 && day.moved == 0 && day.extra == 0,
+                "a point held twice and in the journal twice is stored, never extra")
+    }
+
+    @Test func aPointBesideAnotherInItsSecondIsMissingInWhateverOrder() async throws {
+        // Two points in one second at two positions; the receiver holds only one of them. The
+        // one it lacks is missing (the point held at that second is the other's), whichever
+        // the journal has first: the audit once said moved for the first and missing for the
+        // second, by the order it met them.
+        for heldFirst in [true, false] {
+            let fixture = try JournalFixture(points: 0)
+            var other = JournalFixture.point(0)
+            other.latitude += 0.001
+            let held = JournalFixture.point(0)
+            for point in heldFirst ? [held, other] : [other, held] { try fixture.append(line: point.jsonLine(), commit: true) }
+            let transport = RecorderTransport { _ in false }
+            hold(transport, 0..<1)
+            let (resent, day) = try await passAndAudit(fixture, transport, records: 2)
+            #expect(resent == [heldFirst ? 1 : 0])
+            #expect(day.unheld.map(\.sequence) == resent)
+            #expect(day.stored == 1 && day.missing == 1 && day.moved == 0 && day.extra == 0, "held first: \(heldFirst)")
+        }
+    }
 }

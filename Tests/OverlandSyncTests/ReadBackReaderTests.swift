@@ -2,6 +2,7 @@ import OverlandJSON
 import OverlandProtocol
 import Testing
 
+@testable import OverlandProtocol
 @testable import OverlandSync
 
 /// The readers: the requests each receiver's read API takes and its answers read into
@@ -183,32 +184,41 @@ import Testing
 
     // MARK: mqtt destinations
 
+    /// The reader of an mqtt destination publishing on `topic`, as its sender's route asks.
+    private func brokerReader(topic: String, discovery: ReadBackTarget.Discovery?, verifyURL: String?,
+                              verifyToken: String?) throws(ReadBackError) -> any ReadBackReader {
+        var configuration = SyncConfiguration(endpoint: "mqtt://127.0.0.1:1883", token: "broker-pw", deviceID: "van")
+        configuration.wireProtocol = .mqtt
+        return try ReadBackReaders.reader(for: configuration, verifyURL: verifyURL, verifyToken: verifyToken,
+                                          broker: ReadBackTarget.Broker(topic: topic, discovery: discovery))
+    }
+
     @Test func brokerReadersFollowDiscoveryAndNeedVerifyURL() throws {
-        let recorder = try #require(try ReadBackReaders.reader(forBrokerTopic: "owntracks/alice/van", discovery: nil,
-                                                               verifyURL: "http://rec.example:8083/", verifyToken: nil) as? RecorderReader)
+        let recorder = try #require(try brokerReader(topic: "owntracks/alice/van", discovery: nil,
+                                                     verifyURL: "http://rec.example:8083/", verifyToken: nil) as? RecorderReader)
         #expect(recorder.url == "http://rec.example:8083/api/0/locations")
         #expect(recorder.user == "alice" && recorder.device == "van", "the topic's second and third level, as the Recorder files it")
-        #expect(recorder.token == nil)
-        let deeper = try #require(try ReadBackReaders.reader(forBrokerTopic: "/fleet/Bob/truck/extra", discovery: nil,
-                                                             verifyURL: "http://r", verifyToken: "u:p") as? RecorderReader)
+        #expect(recorder.token == nil, "the broker's password is not the Recorder's")
+        let deeper = try #require(try brokerReader(topic: "/fleet/Bob/truck/extra", discovery: nil,
+                                                   verifyURL: "http://r", verifyToken: "u:p") as? RecorderReader)
         #expect(deeper.user == "bob" && deeper.device == "truck" && deeper.token == "u:p", "as the Recorder files them")
         #expect(throws: ReadBackError.self) {
-            try ReadBackReaders.reader(forBrokerTopic: "vans/van", discovery: nil, verifyURL: "http://r", verifyToken: nil)
+            try brokerReader(topic: "vans/van", discovery: nil, verifyURL: "http://r", verifyToken: nil)
         }
 
-        let discovery = ReadBackReaders.Discovery(objectID: "owntracks_alice_van", identifier: "overland_owntracks_alice_van")
-        let home = try #require(try ReadBackReaders.reader(forBrokerTopic: "owntracks/alice/van", discovery: discovery,
-                                                           verifyURL: "http://ha:8123", verifyToken: "LLAT") as? HomeAssistantReader)
+        let discovery = ReadBackTarget.Discovery(objectID: "owntracks_alice_van", identifier: "overland_owntracks_alice_van")
+        let home = try #require(try brokerReader(topic: "owntracks/alice/van", discovery: discovery,
+                                                 verifyURL: "http://ha:8123", verifyToken: "LLAT") as? HomeAssistantReader)
         #expect(home.entityID == "device_tracker.owntracks_alice_van" && home.origin == "http://ha:8123")
         #expect(home.tracker == HomeAssistantReader.Tracker(integration: "mqtt", identifier: "overland_owntracks_alice_van"))
         #expect(throws: ReadBackError.self) {
-            try ReadBackReaders.reader(forBrokerTopic: "owntracks/alice/van", discovery: discovery, verifyURL: "http://ha:8123", verifyToken: nil)
+            try brokerReader(topic: "owntracks/alice/van", discovery: discovery, verifyURL: "http://ha:8123", verifyToken: nil)
         }
         let problem = try #require(ReadBackSupport.problem(protocol: .mqtt, profile: .none))
         #expect(problem.contains("set verify_url"))
         #expect(ReadBackSupport.problem(protocol: .mqtt, profile: .none, verifyURL: "http://r") == nil)
         #expect(throws: ReadBackError(problem)) {
-            try ReadBackReaders.reader(forBrokerTopic: "owntracks/alice/van", discovery: nil, verifyURL: nil, verifyToken: nil)
+            try brokerReader(topic: "owntracks/alice/van", discovery: nil, verifyURL: nil, verifyToken: nil)
         }
     }
 }

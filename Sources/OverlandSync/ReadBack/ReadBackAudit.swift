@@ -116,48 +116,31 @@ public struct ReadBackAudit: Sendable {
     }
 
     /// One day: the receiver's points for the whole day against the journal's, each under
-    /// the device it was filed under. A second copy of a stored point (a resend the first
-    /// copy made unnecessary) is neither missing nor extra.
+    /// the device it was filed under, by the pass's rule (`HeldPoints`). A point not held
+    /// is moved when the receiver holds, at its second, a point that is a copy of none of
+    /// the day's; missing otherwise. A point held twice (sent again), or held once and in
+    /// the journal twice, is stored and not extra.
     private func compare(_ start: Int64, _ sent: [ReadBackPass.Sent], session: inout ReadBackPass.Session) async throws -> Day {
         var result = Day(start: start)
         result.sent = sent.count
-        let devices = Set(sent.map { configuration.filedDevice(of: $0.point) })
-        let held = try await session.read(from: start, through: start + 86_399, now: wallClock())
+        let filed = sent.map { (point: $0.point, device: configuration.filedDevice(of: $0.point)) }
+        let devices = Set(filed.map(\.device))
+        let answer = try await session.read(from: start, through: start + 86_399, now: wallClock())
             .filter { ($0.device == nil || devices.contains($0.device ?? "")) && (!reader.keepsFixTime || ($0.time >= start && $0.time < start + 86_400)) }
-        let bySecond = Dictionary(grouping: held, by: \.time)
-        var unused = bySecond
-        for entry in sent {
-            let point = entry.point
+        let held = ReadBackPass.HeldPoints(answer, keepsFixTime: reader.keepsFixTime)
+        let unclaimed = held.unclaimed(by: filed)
+        let unclaimedSeconds = Set(unclaimed.map(\.time))
+        for (entry, (point, device)) in zip(sent, filed) {
             result.compared.insert(entry.sequence)
-            let device = configuration.filedDevice(of: point)
-            func matches(_ stored: StoredPoint) -> Bool {
-                stored.isAt(latitude: point.latitude, longitude: point.longitude) && (stored.device == nil || stored.device == device)
-            }
-            let atSecond = unused[point.timestamp] ?? []
-            if atSecond.contains(where: matches) || (!reader.keepsFixTime && held.contains(where: matches)) {
-                // Every copy at once: a point held twice (sent again) is stored, not extra.
-                unused[point.timestamp] = atSecond.filter { !matches($0) }
+            if held.holds(point, device: device) {
                 result.stored += 1
                 continue
-            } else if reader.keepsFixTime, bySecond[point.timestamp]?.contains(where: matches) == true {
-                result.stored += 1  // the journal holds this point twice
-                continue
-            } else if !atSecond.isEmpty {
-                result.moved += 1
-            } else {
-                result.missing += 1
             }
+            if unclaimedSeconds.contains(point.timestamp) { result.moved += 1 } else { result.missing += 1 }
             result.unheld.append(Unheld(sequence: entry.sequence, line: entry.line, time: point.timestamp))
         }
-        result.extra = reader.keepsFixTime ? unused.values.reduce(0) { $0 + $1.count }
-            : max(0, held.count - Self.copies(of: sent.map(\.point), in: held))
+        result.extra = unclaimed.count
         return result
-    }
-
-    /// How many of `held` are copies of `points` (matched by position, where the receiver
-    /// keeps no fix time): every copy of a point sent, however often it was sent.
-    private static func copies(of points: [LocationFeature], in held: [StoredPoint]) -> Int {
-        held.filter { stored in points.contains { stored.isAt(latitude: $0.latitude, longitude: $0.longitude) } }.count
     }
 }
 

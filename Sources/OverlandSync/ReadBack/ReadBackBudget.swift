@@ -1,3 +1,5 @@
+import OverlandProtocol
+
 /// What one run's read-back (or one audit day) may spend at most, from the points it
 /// checks: requests, answer bytes and time. A receiver answering page after page
 /// (`X-Total-Pages: 10000` with one unrelated point each) is stopped here, with one line,

@@ -74,7 +74,8 @@ extension ReadBackPass {
         }
     }
 
-    /// A receiver's answer for one range, by second.
+    /// A receiver's answer for one range, by second, and the one rule both the pass and the
+    /// audit match a point sent against it with (`isCopy`).
     struct HeldPoints {
         private var bySecond: [Int64: [StoredPoint]] = [:]
         private let all: [StoredPoint]
@@ -86,14 +87,26 @@ extension ReadBackPass {
             for point in points { bySecond[point.time, default: []].append(point) }
         }
 
-        /// Whether the receiver holds `point` filed under `device`: the same second (where it
-        /// keeps the fix's own) and the same position, under this device when the answer
-        /// names devices.
+        /// Whether `stored` is a copy of `point` filed under `device`: the same second (where
+        /// the receiver keeps the fix's own) and the same position, under this device when
+        /// the answer names devices. Any number of copies of a point, and any number of
+        /// points sent that one copy matches (the journal holding a point twice), are held.
+        func isCopy(_ stored: StoredPoint, of point: LocationFeature, device: String) -> Bool {
+            (!keepsFixTime || stored.time == point.timestamp) && stored.isAt(latitude: point.latitude, longitude: point.longitude)
+                && (stored.device == nil || stored.device == device)
+        }
+
+        /// Whether the receiver holds a copy of `point` filed under `device`.
         func holds(_ point: LocationFeature, device: String) -> Bool {
-            let candidates = keepsFixTime ? bySecond[point.timestamp] ?? [] : all
-            return candidates.contains {
-                $0.isAt(latitude: point.latitude, longitude: point.longitude) && ($0.device == nil || $0.device == device)
-            }
+            (keepsFixTime ? bySecond[point.timestamp] ?? [] : all).contains { isCopy($0, of: point, device: device) }
+        }
+
+        /// The points held that are a copy of none of `sent` (each with the device it was
+        /// filed under): what the receiver holds beyond them.
+        func unclaimed(by sent: [(point: LocationFeature, device: String)]) -> [StoredPoint] {
+            guard keepsFixTime else { return all.filter { stored in !sent.contains { isCopy(stored, of: $0.point, device: $0.device) } } }
+            let sentBySecond = Dictionary(grouping: sent, by: \.point.timestamp)
+            return all.filter { stored in !(sentBySecond[stored.time] ?? []).contains { isCopy(stored, of: $0.point, device: $0.device) } }
         }
 
         /// Whether the receiver holds another point in `point`'s second: another device's,

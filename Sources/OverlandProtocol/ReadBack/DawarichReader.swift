@@ -1,5 +1,4 @@
 import OverlandJSON
-import OverlandProtocol
 
 /// Dawarich: `GET /api/v1/points?api_key=K&start_at=..&end_at=..&page=N&per_page=M&order=asc`,
 /// answering a list of `{"timestamp":..,"latitude":..,"longitude":..}` (coordinates as
@@ -22,6 +21,18 @@ public struct DawarichReader: ReadBackReader {
 
     public var receiverName: String { "Dawarich" }
     public var keepsFixTime: Bool { true }
+    /// Dawarich stores an Overland batch in a background job (`Overland::BatchCreatingJob`)
+    /// after it answers: its queue may lag, 30 s.
+    public var settleSeconds: Int64 { 30 }
+
+    /// The reader of a Dawarich user's points: the api key (`verify_token`, else the token
+    /// sent with) names the user; Dawarich names no device.
+    public static func reader(for target: ReadBackTarget) throws(ReadBackError) -> any ReadBackReader {
+        guard let key = target.readToken ?? target.token else {
+            throw ReadBackError("Dawarich is read with its api key: set token (or verify_token)")
+        }
+        return DawarichReader(url: target.base + path, apiKey: key)
+    }
 
     public func request(from: Int64, through: Int64, page: Int) -> ReceiverRequest {
         ReadBackHTTP.get(url, [("api_key", apiKey), ("start_at", ISO8601UTC.string(from: from)),

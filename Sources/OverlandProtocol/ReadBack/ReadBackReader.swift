@@ -1,5 +1,4 @@
 import OverlandJSON
-import OverlandProtocol
 
 /// Asks one kind of receiver "what do you hold for this device between T0 and T1": writes
 /// the GET requests (the caller sends them through its `Transport`) and reads the answers
@@ -13,7 +12,9 @@ public protocol ReadBackReader: Sendable {
     var keepsFixTime: Bool { get }
     /// Seconds the receiver may take, after acknowledging a point, before its read API
     /// shows it (a commit interval, a job queue): nothing is read back, nor judged missing,
-    /// sooner (`ReadBackSettling` gives each reader's, and why).
+    /// sooner (each reader's file gives its own, and why). Chosen well past what the
+    /// receiver's source says: a point judged missing too early is sent again and, twice
+    /// missed, called refused.
     var settleSeconds: Int64 { get }
     /// A request to make before reading (Traccar: the device's numeric id), nil for none.
     func setupRequest() -> ReceiverRequest?

@@ -1,29 +1,29 @@
 import OverlandJSON
-import OverlandJournal
 
-/// The JSON of `overland journal verify --json` (journal-format.md section 14), printed
-/// with `, ` and `: ` between items, keys in a fixed order, so that two conforming readers
+/// What `overland journal verify` says of a journal, as text (the command prints it): a
+/// cursor's line, and the JSON of `--json` (journal-format.md section 14), printed with
+/// `, ` and `: ` between items, keys in a fixed order, so that two conforming readers
 /// print the same text for the same journal:
 ///
 ///     {"segments": 2, "records": 4180, "damaged": [{"file": "segments/…", "offset": 0,
 ///      "length": 96, "reason": "bad-data"}], "cursors": {"default": {"next": 10, "unsent": 4170}},
 ///      (with named cursors: {"cursor.json": {…}, "NAME": {…}, …})
 ///      "tail": null}
-enum VerifySummary {
+public enum VerifySummary {
     /// One cursor file as `verify` reports it: its key in `cursors` (section 14), its file
     /// relative to the journal, and what it holds.
-    struct Cursor {
-        var key: String
-        var file: String
-        var reading: Journal.CursorReading
+    public struct Cursor: Sendable {
+        public var key: String
+        public var file: String
+        public var reading: Journal.CursorReading
         /// The reader's progress record (section 9), when it has one: never a refusal.
-        var progress: Journal.ProgressReading? = nil
+        public var progress: Journal.ProgressReading? = nil
     }
 
     /// The journal's cursors in the order of section 14: with one reader, `cursor.json` as
     /// `default`; with named cursors, `cursor.json` (the floor) under its file name, then each
     /// `cursors/NAME.json` by name.
-    static func cursors(of journal: Journal, onIssue: JournalIssueHandler?) throws -> [Cursor] {
+    public static func cursors(of journal: Journal, onIssue: JournalIssueHandler?) throws -> [Cursor] {
         let names = try journal.cursorNames(onIssue: onIssue)
         if names.isEmpty {
             return [Cursor(key: "default", file: "cursor.json", reading: try journal.readCursor(for: .default),
@@ -37,7 +37,7 @@ enum VerifySummary {
         return cursors
     }
 
-    static func json(_ result: Journal.Verification, cursors: [Cursor]) -> String {
+    public static func json(_ result: Journal.Verification, cursors: [Cursor]) -> String {
         var writer = JSONWriter()
         writer.appendRaw("{\"segments\": ".utf8)
         writer.appendInteger(Int64(result.segments))
@@ -77,7 +77,7 @@ enum VerifySummary {
     }
 
     /// A cursor as a line of text: `cursor traccar: next 4060, 120 unsent`.
-    static func line(_ cursor: Cursor, _ result: Journal.Verification) -> String {
+    public static func line(_ cursor: Cursor, _ result: Journal.Verification) -> String {
         let label = cursor.key == "cursor.json" ? "cursor.json (floor)" : "cursor \(cursor.key)"
         switch cursor.reading {
         case .valid(let next):
@@ -93,7 +93,7 @@ enum VerifySummary {
     }
 
     /// A progress record's entry in `cursors` (section 14): `valid`, or why it is not used.
-    static func progressCode(_ reading: Journal.ProgressReading) -> String {
+    public static func progressCode(_ reading: Journal.ProgressReading) -> String {
         switch reading {
         case .valid: "valid"
         case .ignored(let code): code
@@ -102,7 +102,7 @@ enum VerifySummary {
 
     /// What `--json` prints when the journal is refused (journal-format.md section 2: a
     /// symlink or a non-regular file where a journal file should be, a file over its limit).
-    static func refusal(file: String, reason: String) -> String {
+    public static func refusal(file: String, reason: String) -> String {
         let code = reason.hasSuffix("symbolic link") ? "symlink" : reason.hasPrefix("larger than") ? "too-large" : "not-a-file"
         var writer = JSONWriter()
         writer.appendRaw("{\"refused\": {\"file\": ".utf8)
@@ -114,7 +114,7 @@ enum VerifySummary {
     }
 
     /// `path` relative to the journal directory `journal`, when it lies inside it.
-    static func relative(_ path: String, in journal: String) -> String {
+    public static func relative(_ path: String, in journal: String) -> String {
         path.hasPrefix(journal + "/") ? String(path.dropFirst(journal.count + 1)) : path
     }
 

@@ -1,5 +1,4 @@
 import OverlandJSON
-import OverlandProtocol
 
 /// OwnTracks Recorder: `GET /api/0/locations?user=U&device=D&from=..&to=..&fields=tst,lat,lon`
 /// on the origin of `/pub` (or `verify_url`), answering `{"data":[{"tst":..,"lat":..,"lon":..},..]}`.
@@ -38,6 +37,17 @@ public struct RecorderReader: ReadBackReader {
 
     public var receiverName: String { "the OwnTracks Recorder" }
     public var keepsFixTime: Bool { true }
+    /// The OwnTracks Recorder files a `/pub` location before it answers, but fed by a
+    /// broker it stores what the broker delivers when it delivers it: 30 s.
+    public var settleSeconds: Int64 { 30 }
+
+    /// The reader of what the Recorder filed for the user and device the destination sends
+    /// as (`ReadBackTarget.ownTracksIdentity`), with `verify_token`, else the token sent with.
+    public static func reader(for target: ReadBackTarget) throws(ReadBackError) -> any ReadBackReader {
+        let identity = target.ownTracksIdentity
+        return RecorderReader(url: target.base + path, user: identity.user ?? "", device: identity.device ?? "",
+                              token: target.readToken ?? target.token)
+    }
     /// Every read scans each month file the range touches, line by line (storage.c
     /// `locations`): 7 s a read for 100,000 points in a month on a loaded two-core machine,
     /// whether it answers 500 points or 10,000. 10,000 points a read is about 500 KB of

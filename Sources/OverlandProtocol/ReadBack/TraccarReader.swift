@@ -1,5 +1,4 @@
 import OverlandJSON
-import OverlandProtocol
 
 /// Traccar: first `GET /api/devices?uniqueId=ID` (the device's numeric id), then
 /// `GET /api/positions?deviceId=N&from=..&to=..`, answering a list of
@@ -22,6 +21,18 @@ public struct TraccarReader: ReadBackReader {
 
     public var receiverName: String { "Traccar" }
     public var keepsFixTime: Bool { true }
+    /// Traccar answers the OsmAnd request as it decodes it; the position reaches the
+    /// database further down its pipeline: 15 s.
+    public var settleSeconds: Int64 { 15 }
+
+    /// The reader of the Traccar device whose unique id is the destination's device id, with
+    /// a Traccar user's credentials.
+    public static func reader(for target: ReadBackTarget) throws(ReadBackError) -> any ReadBackReader {
+        guard let readToken = target.readToken else {
+            throw ReadBackError("Traccar is read with a Traccar user's credentials: set verify_token to USER:PASSWORD (--token-stdin)")
+        }
+        return TraccarReader(origin: target.base, uniqueID: target.deviceID, token: readToken)
+    }
 
     public func setupRequest() -> ReceiverRequest? {
         deviceNumber == nil ? ReadBackHTTP.get(origin + "/api/devices", [("uniqueId", uniqueID)], headers: ReadBackHTTP.basic(token)) : nil

@@ -1,5 +1,4 @@
 import OverlandJSON
-import OverlandProtocol
 
 /// Home Assistant: `GET /api/history/period/START?filter_entity_id=device_tracker.E&end_time=..
 /// &significant_changes_only=0` with a long-lived access token (`Authorization: Bearer`),
@@ -53,6 +52,20 @@ public struct HomeAssistantReader: ReadBackReader {
 
     public var receiverName: String { "Home Assistant" }
     public var keepsFixTime: Bool { false }
+    /// Home Assistant's recorder commits states every `commit_interval` (5 s by default,
+    /// later under load: issue 31 saw an immediate read miss 145 of 250 even at 0): six times that.
+    public var settleSeconds: Int64 { 30 }
+
+    /// The reader of the OwnTracks integration's tracker for the user and device the
+    /// destination sends as (`ReadBackTarget.ownTracksIdentity`), with a long-lived token.
+    public static func reader(for target: ReadBackTarget) throws(ReadBackError) -> any ReadBackReader {
+        guard let readToken = target.readToken else { throw tokenNeeded }
+        let identity = target.ownTracksIdentity
+        return HomeAssistantReader(origin: target.base, user: identity.user ?? "", device: identity.device ?? "", token: readToken)
+    }
+
+    /// Reading Home Assistant without a token.
+    static let tokenNeeded = ReadBackError("Home Assistant is read with a long-lived access token: set verify_token (--token-stdin)")
 
     public func setupRequest() -> ReceiverRequest? {
         guard let tracker else { return nil }

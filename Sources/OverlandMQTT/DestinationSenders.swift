@@ -1,51 +1,46 @@
 import OverlandJSON
 import OverlandJournal
-import OverlandMQTT
 import OverlandProtocol
-import OverlandRecorder
 import OverlandSettings
 import OverlandSync
 
 /// The configured destinations as the senders `DestinationsRun` runs: each destination's
 /// keys read into the configuration of its carrier (`Receivers.carrier`: an HTTP receiver
 /// through `HTTPDestination`, a broker through `MQTTDestinationSender`). The one place a
-/// destination's settings become what the sync sends with.
-struct DestinationSenders {
-    let settings: Settings
+/// destination's settings become what the sync sends with (OverlandMQTT sees both carriers).
+public struct DestinationSenders: Sendable {
+    public let settings: Settings
     /// The active trip's `trip` object, sent with every HTTP request; nil without a trip.
-    let trip: [UInt8]?
+    public let trip: [UInt8]?
+    /// The runs' wall clock.
+    public let wallClock: @Sendable () -> Int64
+    /// The `User-Agent` of HTTP requests.
+    public var userAgent = "overland-sync"
     /// `--max-time`.
-    var maxTime: Double?
+    public var maxTime: Double?
     /// `--watch`: MQTT connections stay open and listen for commands.
-    var keepOpen = false
+    public var keepOpen = false
+    /// Seconds a broker that never answers is waited on, nil for the default (a test hook's).
+    public var mqttConnectTimeout: Double?
     /// Shows each delivered request (one destination on a terminal).
-    var onProgress: (@Sendable (SyncProgress) -> Void)?
+    public var onProgress: (@Sendable (SyncProgress) -> Void)?
     /// A server's `set` from the default destination, with its token (to hide in messages).
-    var onSet: (@Sendable (JSONValue, String?) -> Void)?
+    public var onSet: (@Sendable (JSONValue, String?) -> Void)?
 
     /// The senders with the trip object `trip` (nil: none).
-    init(settings: Settings, trip: [UInt8]?) {
+    public init(settings: Settings, trip: [UInt8]?, wallClock: @escaping @Sendable () -> Int64) {
         self.settings = settings
         self.trip = trip
-    }
-
-    /// The senders for `journal`: the active trip, if any, is read from it.
-    init(settings: Settings, journal: Journal) throws {
-        self.settings = settings
-        trip = try Trip.active(in: journal).map { trip in
-            let summary = try TripSummary.compute(for: trip, through: Journal.currentTime(), in: journal)
-            return TripProgress(mode: trip.mode, start: trip.start, distance: summary.distance,
-                                startLocation: summary.startLocation, currentLocation: summary.latestLocation).json()
-        }
+        self.wallClock = wallClock
     }
 
     /// One sender per destination, in order.
-    func senders(for destinations: [Destination]) -> [any DestinationSender] {
+    public func senders(for destinations: [Destination]) -> [any DestinationSender] {
         destinations.map(sender)
     }
 
     /// The sender of `destination`'s carrier, or its refusal.
-    func sender(for destination: Destination) -> any DestinationSender {
+    public func sender(for destination: Destination) -> any DestinationSender {
         let name = CursorName(destination.name) ?? .default
         // What `overland destination set` refuses, the sync refuses in the same words.
         if let problem = destination.problems(settings: settings).first { return RefusedDestination(name: name, problem: problem) }
@@ -53,10 +48,10 @@ struct DestinationSenders {
         case .mqttBroker:
             var sender = MQTTDestinationSender(name: name, destination: mqtt(destination))
             sender.keepOpen = keepOpen
-            sender.timing = SyncTiming(wallClock: SyncClock.now)
+            sender.timing = SyncTiming(wallClock: wallClock)
             return sender
         case .http, nil:
-            var sender = HTTPDestination(name: name, configuration: http(destination), timing: SyncTiming(wallClock: SyncClock.now))
+            var sender = HTTPDestination(name: name, configuration: http(destination), timing: SyncTiming(wallClock: wallClock))
             sender.onProgress = onProgress
             // A server's `set` changes the settings file: only the default destination's
             // server (the one the settings name) may.
@@ -69,7 +64,7 @@ struct DestinationSenders {
     }
 
     /// What an HTTP destination is sent with.
-    func http(_ destination: Destination) -> SyncConfiguration {
+    public func http(_ destination: Destination) -> SyncConfiguration {
         var configuration = SyncConfiguration(endpoint: destination.url, token: destination.token,
                                               deviceID: destination.sentDeviceID(settings: settings))
         configuration.wireProtocol = destination.wireProtocol
@@ -82,7 +77,7 @@ struct DestinationSenders {
         configuration.sendIntervalSeconds = destination.sendInterval.seconds
         configuration.caFile = destination.caFile
         configuration.maxTime = maxTime
-        configuration.userAgent = "overland-sync/\(OverlandVersion.current)"
+        configuration.userAgent = userAgent
         // Retention runs once for every destination, after the run (DestinationsRun).
         configuration.keepSentSeconds = nil
         configuration.trip = trip
@@ -90,7 +85,7 @@ struct DestinationSenders {
     }
 
     /// What an MQTT destination is sent with.
-    func mqtt(_ destination: Destination) -> MQTTDestination {
+    public func mqtt(_ destination: Destination) -> MQTTDestination {
         var mqtt = MQTTDestination(name: destination.name, url: destination.url,
                                    deviceID: destination.sentDeviceID(settings: settings))
         mqtt.token = destination.token
@@ -106,12 +101,7 @@ struct DestinationSenders {
         mqtt.commands = destination.commands
         mqtt.resendRate = destination.resendRate
         mqtt.maxTime = maxTime
-        // A test hook, for the tests only (README, Tests): a broker that never answers is
-        // waited on this long, so that a test sees what happens meanwhile without racing
-        // the 10 s default.
-        if let seconds = Paths.environment("OVERLAND_TEST_MQTT_CONNECT_TIMEOUT").flatMap(Double.init), seconds > 0, seconds <= 86_400 {
-            mqtt.connectTimeout = seconds
-        }
+        if let mqttConnectTimeout { mqtt.connectTimeout = mqttConnectTimeout }
         return mqtt
     }
 }

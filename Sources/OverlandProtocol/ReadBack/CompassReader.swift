@@ -1,5 +1,4 @@
 import OverlandJSON
-import OverlandProtocol
 
 /// Compass: `GET /api/query?token=READ&start=..&end=..&format=full` with the database's
 /// read token, answering `{"locations":[Feature,..]}`: each the GeoJSON Feature as sent
@@ -16,6 +15,18 @@ public struct CompassReader: ReadBackReader {
 
     public var receiverName: String { "Compass" }
     public var keepsFixTime: Bool { true }
+    /// Compass writes a location to its database in the request that answers it: 15 s
+    /// covers a proxy or a slow disk.
+    public var settleSeconds: Int64 { 15 }
+
+    /// The reader of a Compass database: the read token names it, and its answer names each
+    /// point's device.
+    public static func reader(for target: ReadBackTarget) throws(ReadBackError) -> any ReadBackReader {
+        guard let readToken = target.readToken else {
+            throw ReadBackError("Compass is read with the database's read token: set verify_token (--token-stdin)")
+        }
+        return CompassReader(origin: target.base, readToken: readToken)
+    }
 
     public func request(from: Int64, through: Int64, page: Int) -> ReceiverRequest {
         ReadBackHTTP.get(origin + "/api/query", [("token", readToken), ("start", ISO8601UTC.string(from: from)),
