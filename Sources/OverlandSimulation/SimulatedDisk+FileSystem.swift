@@ -53,6 +53,9 @@ extension SimulatedDisk {
         case .fsyncDrops:
             state.fault = nil
             return .inject(.fsyncDrops)
+        case .dirFsyncFails:
+            state.fault = nil
+            throw failure("cannot sync the directory (injected)", path, EIO)
         case .eio, .enospc:
             state.fault = fault.count > 1 ? Fault(kind: fault.kind, at: fault.at, count: fault.count - 1) : nil
             if fault.kind == .enospc && kind == .write { return .inject(.enospc) }

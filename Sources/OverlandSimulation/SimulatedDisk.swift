@@ -96,6 +96,11 @@ public final class SimulatedDisk: FileSystem, @unchecked Sendable {
             /// The tree under `path` vanishes (a stick pulled): from the change on, every
             /// call there fails with EIO until `replug`.
             case vanish
+            /// EIO on the next directory fsync only: the entries it would have made
+            /// durable (a rename just done) stay in the cache, undone by a later cut unless
+            /// another fsync of that directory succeeds. Where a failure after a rename is
+            /// told from one before it.
+            case dirFsyncFails = "dir-fsync-fails"
         }
         public let kind: Kind
         public let at: Int
@@ -114,6 +119,7 @@ public final class SimulatedDisk: FileSystem, @unchecked Sendable {
             switch kind {
             case .eio, .enospc: [.write, .fsync, .rename, .dirFsync, .truncate, .create].contains(change)
             case .fsyncDrops: change == .fsync
+            case .dirFsyncFails: change == .dirFsync
             case .vanish: true
             }
         }

@@ -127,7 +127,8 @@ public final class Simulation {
             model.deliveredNow = Array(repeating: [], count: Self.receivers.count)
             log.append(step.description)
             let failure = await perform(step)
-            longest[step.kind] = max(longest[step.kind] ?? 0, disk.changes - changesBefore)
+            // A step that changed nothing (a stop with no trip) does not shorten the reach.
+            if disk.changes > changesBefore { longest[step.kind] = max(longest[step.kind] ?? 0, disk.changes - changesBefore) }
             let faulted = disk.disarmFault() > faultsBefore
             settlePending(faulted: faulted)
             if let failure, !disk.isDead, !faulted {

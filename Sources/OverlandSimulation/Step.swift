@@ -98,7 +98,22 @@ public enum Step: Sendable, Equatable, CustomStringConvertible {
         }
         var faults = SeededRandom(seed: seed ^ 0x6661_756C_7473)
         insertFaults(into: &steps, using: &faults)
+        var directories = SeededRandom(seed: seed ^ 0x6469_7266_7379_6E63)
+        insertDirectoryFault(into: &steps, using: &directories)
         return steps
+    }
+
+    /// One seed in two: a directory fsync that fails (`dirFsyncFails`), half the time
+    /// before a move, where it may fall after a moved segment's rename (the segment then on
+    /// the stick, its name not durable: the move must not end as if nothing had reached
+    /// the target). A stream of its own, so that the other steps stay as they were.
+    static func insertDirectoryFault(into steps: inout [Step], using random: inout SeededRandom) {
+        guard random.chance(0.5) else { return }
+        let places = steps.indices.filter { !steps[$0].isCut && ($0 == 0 || !steps[$0 - 1].isCut) }
+        let moves = places.filter { if case .move = steps[$0] { true } else { false } }
+        let pool = random.chance(0.5) && !moves.isEmpty ? moves : places
+        guard let place = pool.randomElement(using: &random) else { return }
+        steps.insert(.fault(change: Int.random(in: 1...160, using: &random), kind: .dirFsyncFails, count: 1, image: random.next()), at: place)
     }
 
     /// 0 to 3 faults the process survives, each before a step that has no cut planned: a
@@ -189,6 +204,9 @@ public enum Step: Sendable, Equatable, CustomStringConvertible {
                 if random.chance(0.5) {
                     group = [.tripStart(mode: "car"), .tripStop, .tripStop]
                     cutPlace = 1
+                    // Always cut: a stop cut between its commit and the trip's clearing is
+                    // what its second run must finish without writing the record again.
+                    cutChance = 1
                 }
             }
             // The cut falls into the group's last step (retention after the drains).
