@@ -185,3 +185,36 @@ import Testing
         }
     }
 }
+
+/// A directory fsync that fails (`dirFsyncFails`) inside a move: where it falls after a
+/// moved segment's rename, the segment is on the stick, its name not durable, and the move
+/// must stay pending (finished by the next), never end as a clean stop: the records would
+/// be in both journals with no move pending (invariant 7, `both`: scripts/mutants M4).
+@Suite struct DirectoryFsyncFaultTests {
+    static let before: [Step] = [.log(count: 30, pad: 250), .seal, .log(count: 5, pad: 10)]
+
+    @Test func aMoveWhoseRenameWasNotMadeDurableStaysPending() async throws {
+        var pendingWithTheSegmentOnTheStick = 0
+        for change in 1...40 {
+            let fault = Step.fault(change: change, kind: .dirFsyncFails, count: 1, image: 1)
+            let violation = await Simulation().run(Self.before + [fault, .move(seal: false), .move(seal: false),
+                                                                  .stickEngine(outcomes: [.acknowledged, .acknowledged])])
+            #expect(violation == nil, "change \(change): \(violation.map { "\($0)" } ?? "")")
+            // The same, stopped right after the faulted move: pending, the segment on the stick?
+            let simulation = Simulation()
+            try simulation.open()
+            try simulation.addDestinations()
+            try simulation.disk.makeDirectory("/stick")
+            for step in Self.before { #expect(await simulation.perform(step) == nil) }
+            simulation.disk.injectFault(SimulatedDisk.Fault(kind: .dirFsyncFails, at: simulation.disk.changes + change - 1))
+            _ = await simulation.perform(.move(seal: false))
+            let journal = try #require(simulation.journal)
+            let fired = simulation.disk.disarmFault() > 0
+            guard fired, try journal.pendingMove() != nil, simulation.disk.kind(Simulation.stickPath + "/manifest.json") == .file else { continue }
+            if try !Journal(path: Simulation.stickPath, fileSystem: simulation.disk).segments().isEmpty {
+                pendingWithTheSegmentOnTheStick += 1
+            }
+        }
+        #expect(pendingWithTheSegmentOnTheStick > 0)
+    }
+}
