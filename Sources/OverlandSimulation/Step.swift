@@ -132,17 +132,21 @@ public enum Step: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// One seed in two: a directory fsync that fails (`dirFsyncFails`), half the time
-    /// before a move, where it may fall after a moved segment's rename (the segment then on
-    /// the stick, its name not durable: the move must not end as if nothing had reached
-    /// the target). A stream of its own, so that the other steps stay as they were.
+    /// Directory fsyncs that fail: one seed in two, one anywhere (`dirFsyncFails`); and in
+    /// three seeds in five, one before a move that fails the next directory fsync on the
+    /// stick (`stickDirFsyncFails`), most often the one after a moved segment's rename (the
+    /// segment then on the stick, its name not durable: the move must not end as if
+    /// nothing had reached the target). A stream of its own, so that the other steps stay
+    /// as they were.
     static func insertDirectoryFault(into steps: inout [Step], using random: inout SeededRandom) {
-        guard random.chance(0.5) else { return }
-        let places = steps.indices.filter { !steps[$0].isCut && ($0 == 0 || !steps[$0 - 1].isCut) }
-        let moves = places.filter { if case .move = steps[$0] { true } else { false } }
-        let pool = random.chance(0.5) && !moves.isEmpty ? moves : places
-        guard let place = pool.randomElement(using: &random) else { return }
-        steps.insert(.fault(change: Int.random(in: 1...160, using: &random), kind: .dirFsyncFails, count: 1, image: random.next()), at: place)
+        let anywhere = random.chance(0.5)
+        let beforeAMove = random.chance(0.6)
+        for kind in [anywhere ? SimulatedDisk.Fault.Kind.dirFsyncFails : nil, beforeAMove ? .stickDirFsyncFails : nil].compactMap({ $0 }) {
+            let places = steps.indices.filter { !steps[$0].isCut && ($0 == 0 || !steps[$0 - 1].isCut) }
+            let moves = places.filter { if case .move = steps[$0] { true } else { false } }
+            guard let place = (kind == .dirFsyncFails ? places : moves).randomElement(using: &random) else { continue }
+            steps.insert(.fault(change: Int.random(in: 1...160, using: &random), kind: kind, count: 1, image: random.next()), at: place)
+        }
     }
 
     /// 0 to 3 faults the process survives, each before a step that has no cut planned: a
