@@ -217,4 +217,18 @@ import Testing
         }
         #expect(pendingWithTheSegmentOnTheStick > 0)
     }
+
+    /// journal-sim seed 1130 (the stick on FAT): a directory fsync on the stick failed after
+    /// a moved segment's rename; the move run again found the segment complete, passed the
+    /// cursors and deleted the source file, the segment's name still not durable: the final
+    /// cut took it back, and its points were lost. A resumed move now makes the target's
+    /// segment names durable before the source gives one up.
+    @Test func aResumedMoveMakesTheSegmentItFoundDurable() async {
+        let steps: [Step] = [.log(count: 18, pad: 286), .log(count: 18, pad: 188), .seal, .log(count: 7, pad: 291), .seal,
+                             .log(count: 35, pad: 24), .seal, .fault(change: 53, kind: .stickDirFsyncFails, count: 1, image: 0),
+                             .move(seal: false), .move(seal: false)]
+        let violation = await Explorer().replay(steps, stickOnFAT: true)
+        #expect(violation == nil, "\(violation.map { "\($0)" } ?? "")")
+        #expect(await Explorer().run(seed: 1130).violation == nil)
+    }
 }
