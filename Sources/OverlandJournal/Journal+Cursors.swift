@@ -287,10 +287,19 @@ extension Journal {
         return lowest
     }
 
-    /// Rewrites `cursor.json` to the lowest named cursor when it differs.
+    /// Rewrites `cursor.json` to the lowest named cursor when it differs. Raised, it passes
+    /// only cursor files whose names are durable: `cursors/` is fsynced first, since a
+    /// cursor renamed into place whose directory fsync failed (or never ran: a process
+    /// killed) reads as moved from the cache and may come back lower after a power cut,
+    /// below the floor (journal-sim, a failed directory fsync inside a move: the move run
+    /// again found every cursor past the segment and raised the floor over one whose name
+    /// was not durable).
     func updateFloor() throws(JournalError) {
         guard let floor = try floorOfNamedCursors() else { return }
-        if try cursor() != floor { try writeFloor(floor) }
+        let current = try cursor()
+        guard current != floor else { return }
+        if floor > current { try fs.syncDirectory(cursorsPath) }
+        try writeFloor(floor)
     }
 
     func writeFloor(_ next: UInt64) throws(JournalError) {

@@ -133,7 +133,7 @@ extension Journal {
                         let built = try buildMovedSegment(segment, targetID: target.id)
                         switch try target.state(of: built) {
                         case .complete:
-                            break
+                            try target.makeMovedSegmentsDurable()
                         case .ours:
                             // Part of it is in the target, where it may be synced: complete it
                             // rather than leave records in both journals.
@@ -232,7 +232,9 @@ extension Journal {
                 throw .journal(.untrusted(path: target.segmentPath(built.name),
                                           reason: "holds other records where this move expected its own"))
             }
-            if case .complete = state {} else {
+            if case .complete = state {
+                try wrap { () throws(JournalError) in try target.makeMovedSegmentsDurable() }
+            } else {
                 try wrap { () throws(JournalError) in try target.verifyMovedSegment(built) }
             }
             FaultPoint.reach("move.after-verify")

@@ -105,6 +105,16 @@ extension Journal {
         FaultPoint.reach("move.after-copy")
     }
 
+    /// Makes the names of the segments in this (target) journal durable: a segment a run
+    /// after an interruption finds complete may have been renamed into place by a run whose
+    /// directory fsync failed, or that was killed before it, so its name may be in the cache
+    /// alone; the source gives the segment up only once it is durable (journal-sim seed
+    /// 1130: a failed directory fsync on the stick, the move run again, a power cut took
+    /// the moved segment back after the source file was deleted).
+    func makeMovedSegmentsDurable() throws(JournalError) {
+        try fs.syncDirectory(segmentsPath)
+    }
+
     /// Reads a moved segment back from the medium (its cached pages dropped first) and
     /// checks that it is sealed, that every member inflates and that it holds exactly the
     /// records meant.

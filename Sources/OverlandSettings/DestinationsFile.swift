@@ -41,9 +41,10 @@ public enum DestinationsFile {
         return (directory == "/" ? "" : directory) + "/" + fileName
     }
 
-    /// The destinations in the file at `path`, by name; none when there is no file.
-    public static func load(path: String) throws(SettingsError) -> [Destination] {
-        guard let bytes = try FileIO.readIfExists(path, limit: maximumSize) else { return [] }
+    /// The destinations in the file at `path`, by name; none when there is no file. Read
+    /// through `fileSystem`.
+    public static func load(path: String, fileSystem: any FileSystem = POSIXFileSystem()) throws(SettingsError) -> [Destination] {
+        guard let bytes = try FileIO.readIfExists(path, limit: maximumSize, in: fileSystem) else { return [] }
         return try decode(bytes, path: path)
     }
 
@@ -165,13 +166,13 @@ public enum DestinationsFile {
     /// all under an exclusive lock on `PATH.lock`. A file that cannot be read or parsed
     /// stops everything before `change` runs: it is never overwritten. Returns the
     /// destinations before and after. `change` may throw anything; nothing is saved then.
-    /// Writes go through `fileSystem` (the journal's rules).
+    /// Reads and writes go through `fileSystem` (the journal's rules).
     public static func update(path: String, fileSystem: any FileSystem = POSIXFileSystem(),
                               _ change: (inout [Destination]) throws -> Void) throws -> (old: [Destination], new: [Destination]) {
         let target = try FileIO.followingSymlinks(path)
         try FileIO.makeDirectories(FileIO.directory(of: target), in: fileSystem)
         return try FileIO.withExclusiveLock(target + ".lock", in: fileSystem) { () throws -> (old: [Destination], new: [Destination]) in
-            let old = try load(path: target)
+            let old = try load(path: target, fileSystem: fileSystem)
             var new = old
             try change(&new)
             new.sort { $0.name < $1.name }

@@ -14,36 +14,34 @@ enum FileIO {
         .io(operation: operation, path: path, reason: SystemErrorText.of(code), code: code)
     }
 
-    /// The bytes of the regular file at `path` (symlinks followed), or nil when nothing
-    /// is there.
-    static func readIfExists(_ path: String, limit: Int) throws(SettingsError) -> [UInt8]? {
-        // O_NONBLOCK: a FIFO in the file's place must not hang the command.
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        if fd < 0 {
-            if errno == ENOENT { return nil }
-            throw failure("cannot open", path)
-        }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw failure("cannot stat", path) }
-        switch info.st_mode & S_IFMT {
-        case S_IFREG: break
-        case S_IFDIR: throw failure("cannot read", path, EISDIR)
-        default: throw .io(operation: "cannot read", path: path, reason: "not a regular file", code: EINVAL)
-        }
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
-        var result: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16384)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw failure("cannot read", path)
+    /// The bytes of the regular file at `path` (a symlink followed: dotfile managers link
+    /// settings files), or nil when nothing is there (a link to nothing included). Read
+    /// through `fileSystem`, as the files are written (`replace`), so that a simulated disk
+    /// serves both. Errors name `path` as given.
+    static func readIfExists(_ path: String, limit: Int, in fileSystem: any FileSystem) throws(SettingsError) -> [UInt8]? {
+        do throws(JournalError) {
+            var target = path
+            var kind = try fileSystem.lookUp(path)
+            if kind == .symlink {
+                guard let resolved = fileSystem.realPath(path) else { return nil }
+                target = resolved
+                kind = try fileSystem.lookUp(target)
             }
-            if count == 0 { return result }
-            result.append(contentsOf: chunk[0..<count])
-            if result.count > limit {
+            switch kind {
+            case .missing: return nil
+            case .file: break
+            case .directory: throw .io(operation: "cannot read", path: path, reason: SystemErrorText.of(EISDIR), code: EISDIR)
+            case .symlink, .other: throw .untrusted(path: path, reason: "not a regular file")
+            }
+            // A FIFO put in its place meanwhile is refused, never waited on (`openForReading`).
+            return try fileSystem.readFile(target, limit: limit)
+        } catch {
+            switch error {
+            case .io(let operation, _, let reason, let code): throw .io(operation: operation, path: path, reason: reason, code: code)
+            case .untrusted(_, let reason) where reason.hasPrefix("larger than"):
                 throw .malformed(path: path, line: 1, column: nil, reason: "larger than \(limit) bytes: not a settings file")
+            case .untrusted(_, let reason): throw .io(operation: "cannot read", path: path, reason: reason, code: EINVAL)
+            default: throw failure(error)
             }
         }
     }

@@ -41,9 +41,9 @@ public enum SettingsFile {
     /// The settings in the file at `path`; every default when there is no file.
     ///
     /// Symlinks are followed. Any other failure (unreadable, not a regular file,
-    /// malformed, unknown key, bad value) throws.
-    public static func load(path: String) throws(SettingsError) -> Settings {
-        guard let bytes = try FileIO.readIfExists(path, limit: maximumSize) else { return Settings() }
+    /// malformed, unknown key, bad value) throws. Read through `fileSystem`.
+    public static func load(path: String, fileSystem: any FileSystem = POSIXFileSystem()) throws(SettingsError) -> Settings {
+        guard let bytes = try FileIO.readIfExists(path, limit: maximumSize, in: fileSystem) else { return Settings() }
         return try decode(bytes, path: path)
     }
 
@@ -53,9 +53,9 @@ public enum SettingsFile {
     /// over, a bad value leaves its key's default), and every default when the file cannot
     /// be read or parsed at all. `problems` lists what was passed over, in document order;
     /// empty when `load(path:)` would succeed.
-    public static func loadTolerating(path: String) -> (settings: Settings, problems: [SettingsError]) {
+    public static func loadTolerating(path: String, fileSystem: any FileSystem = POSIXFileSystem()) -> (settings: Settings, problems: [SettingsError]) {
         do {
-            guard let bytes = try FileIO.readIfExists(path, limit: maximumSize) else { return (Settings(), []) }
+            guard let bytes = try FileIO.readIfExists(path, limit: maximumSize, in: fileSystem) else { return (Settings(), []) }
             return decodeTolerating(bytes, path: path)
         } catch {
             return (Settings(), [error])
@@ -314,13 +314,13 @@ public enum SettingsFile {
     /// under an exclusive lock on `PATH.lock` beside the file: a `config set` and a sync
     /// saving a server's `set` at the same moment both land, one after the other. Returns
     /// the settings before and after. `change` may throw anything; it is rethrown, and
-    /// nothing is saved. Writes go through `fileSystem`.
+    /// nothing is saved. Reads and writes go through `fileSystem`.
     public static func update(path: String, fileSystem: any FileSystem = POSIXFileSystem(),
                               _ change: (inout Settings) throws -> Void) throws -> (old: Settings, new: Settings) {
         let target = try FileIO.followingSymlinks(path)
         try FileIO.makeDirectories(FileIO.directory(of: target), in: fileSystem)
         return try FileIO.withExclusiveLock(target + ".lock", in: fileSystem) { () throws -> (old: Settings, new: Settings) in
-            let old = try load(path: target)
+            let old = try load(path: target, fileSystem: fileSystem)
             var new = old
             try change(&new)
             if new != old { try FileIO.replace(target, with: encode(new), in: fileSystem) }

@@ -40,9 +40,11 @@ public struct TrackingChange: Sendable, Equatable {
         return (directory == "/" ? "" : directory) + "/" + fileName
     }
 
-    /// The record that matches `settings`, or nil (none, unreadable, or out of date).
-    public static func load(settingsPath: String, matching settings: Settings) -> TrackingChange? {
-        guard let bytes = try? FileIO.readIfExists(path(settingsPath: settingsPath), limit: maximumSize),
+    /// The record that matches `settings`, or nil (none, unreadable, or out of date). Read
+    /// through `fileSystem`.
+    public static func load(settingsPath: String, matching settings: Settings,
+                            fileSystem: any FileSystem = POSIXFileSystem()) -> TrackingChange? {
+        guard let bytes = try? FileIO.readIfExists(path(settingsPath: settingsPath), limit: maximumSize, in: fileSystem),
               let value = try? JSONParser.parse(bytes, limits: JSONLimits(maxDepth: 2, maxBytes: maximumSize)),
               let tracking = value["tracking"]?.string, tracking == "off" || tracking == "on",
               let since = value["since"]?.string.flatMap({ ISO8601UTC.parse($0) }),

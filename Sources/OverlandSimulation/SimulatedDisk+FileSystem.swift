@@ -20,7 +20,7 @@ extension SimulatedDisk {
             }
             state.changes += 1
             if tracing { state.trace.append(what()) }
-            if let fault = state.fault, state.changes > fault.at, fault.applies(to: kind) {
+            if let fault = state.fault, state.changes > fault.at, fault.applies(to: kind), fault.reaches(path) {
                 switch try Self.fire(fault, on: kind, path: path, in: &state) {
                 case .proceed: break
                 case .inject(let injected):
@@ -53,6 +53,9 @@ extension SimulatedDisk {
         case .fsyncDrops:
             state.fault = nil
             return .inject(.fsyncDrops)
+        case .dirFsyncFails, .stickDirFsyncFails:
+            state.fault = nil
+            throw failure("cannot sync the directory (injected)", path, EIO)
         case .eio, .enospc:
             state.fault = fault.count > 1 ? Fault(kind: fault.kind, at: fault.at, count: fault.count - 1) : nil
             if fault.kind == .enospc && kind == .write { return .inject(.enospc) }

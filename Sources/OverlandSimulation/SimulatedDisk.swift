@@ -96,6 +96,14 @@ public final class SimulatedDisk: FileSystem, @unchecked Sendable {
             /// The tree under `path` vanishes (a stick pulled): from the change on, every
             /// call there fails with EIO until `replug`.
             case vanish
+            /// EIO on the next directory fsync only: the entries it would have made
+            /// durable (a rename just done) stay in the cache, undone by a later cut unless
+            /// another fsync of that directory succeeds. Where a failure after a rename is
+            /// told from one before it.
+            case dirFsyncFails = "dir-fsync-fails"
+            /// The same on the next directory fsync under `path` (the stick): where a move
+            /// makes a moved segment's rename durable.
+            case stickDirFsyncFails = "stick-dir-fsync-fails"
         }
         public let kind: Kind
         public let at: Int
@@ -110,10 +118,16 @@ public final class SimulatedDisk: FileSystem, @unchecked Sendable {
             self.path = path
         }
 
+        /// Whether a change of `path` can take it: any, but for `stickDirFsyncFails`.
+        func reaches(_ path: String) -> Bool {
+            kind != .stickDirFsyncFails || SimulatedDisk.isUnder("/" + SimulatedDisk.components(path).joined(separator: "/"), self.path ?? "/")
+        }
+
         func applies(to change: ChangeKind) -> Bool {
             switch kind {
             case .eio, .enospc: [.write, .fsync, .rename, .dirFsync, .truncate, .create].contains(change)
             case .fsyncDrops: change == .fsync
+            case .dirFsyncFails, .stickDirFsyncFails: change == .dirFsync
             case .vanish: true
             }
         }

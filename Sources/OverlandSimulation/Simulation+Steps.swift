@@ -40,6 +40,9 @@ extension Simulation {
             case .repair: try appender.repairAll()
             case .tripStart(let mode): try startTrip(mode, journal)
             case .tripStop: try stopTrip(journal, appender)
+            case .settings(let version): try changeSettings(version)
+            case .destinationAdd(let index): try addDestination(journal, index)
+            case .destinationRemove(let index): try removeDestination(journal, index)
             case .cut, .fault, .engine, .engines, .stickEngine, .move: break
             }
             return nil
@@ -201,9 +204,10 @@ extension Simulation {
         guard let lock = try journal.tryLockCursors() else { throw .io(operation: "cursor lock held", path: journal.path, reason: "", code: 0) }
         defer { withExtendedLifetime(lock) {} }
         model.highestEnd = max(model.highestEnd, try journal.endSequence())
-        let readers = Self.destinations.map { CursorName($0)! }
         // As overland-sync's run does after its drains (`DestinationsRun`): the configured
-        // destinations are every reader, the floor not consulted.
+        // destinations (those added by the workload included) are every reader, the floor
+        // not consulted.
+        let readers = Self.destinations.map { CursorName($0)! } + ((try? configuredExtras()) ?? [])
         coverage.segmentsRemoved += try journal.removeSentSegments(now: disk.now, readers: readers, onlyReaders: true).count
     }
 }

@@ -1,4 +1,5 @@
 import OverlandJournal
+import OverlandSettings
 import OverlandSync
 import Synchronization
 
@@ -92,6 +93,9 @@ public final class Simulation {
         /// began, and not then on the stick: none may ever reach the stick.
         var acknowledged: Set<Int> = []
         var cuts = 0
+        /// What the settings file and `destinations.json` may hold after a cut.
+        var settingsFile = ConfigurationFile<Settings>()
+        var destinationsFile = ConfigurationFile<[Destination]>()
     }
 
     /// `stickOnFAT`: the stick's tree follows FAT's model (`SimulatedDisk.fatTrees`), the
@@ -127,7 +131,8 @@ public final class Simulation {
             model.deliveredNow = Array(repeating: [], count: Self.receivers.count)
             log.append(step.description)
             let failure = await perform(step)
-            longest[step.kind] = max(longest[step.kind] ?? 0, disk.changes - changesBefore)
+            // A step that changed nothing (a stop with no trip) does not shorten the reach.
+            if disk.changes > changesBefore { longest[step.kind] = max(longest[step.kind] ?? 0, disk.changes - changesBefore) }
             let faulted = disk.disarmFault() > faultsBefore
             settlePending(faulted: faulted)
             if let failure, !disk.isDead, !faulted {
@@ -219,9 +224,9 @@ public final class Simulation {
         // What the faulted step delivered may be sent again: not recorded, or recorded
         // only in a progress record whose durable write failed (a later cut takes it back).
         for index in model.resendAllowance.indices { model.resendAllowance[index] += model.deliveredNow[index].count }
-        return Invariants.check(journal, target: target, model: &model, live: true).map {
-            Violation(step: step, kind: $0.kind, message: "carrying on after the fault: " + $0.message)
-        }
+        let finding = Invariants.check(journal, target: target, model: &model, live: true)
+            ?? Invariants.configuration(disk, journal, model: &model, live: true)
+        return finding.map { Violation(step: step, kind: $0.kind, message: "carrying on after the fault: " + $0.message) }
     }
 
     /// Cuts the power (now, if the step did not reach its planned cut), recovers from a
@@ -252,7 +257,8 @@ public final class Simulation {
         }
         if inFlight { allowResends() }
         model.deliveredNow = Array(repeating: [], count: Self.receivers.count)
-        return Invariants.check(journal!, target: target, model: &model).map { Violation(step: step, kind: $0.kind, message: $0.message) }
+        let finding = Invariants.check(journal!, target: target, model: &model) ?? Invariants.configuration(disk, journal!, model: &model, live: false)
+        return finding.map { Violation(step: step, kind: $0.kind, message: $0.message) }
     }
 
     /// What a power cut or a fault inside a step can make each receiver get again: the

@@ -37,6 +37,13 @@ public enum Step: Sendable, Equatable, CustomStringConvertible {
     /// The logger's automatic stop (`AutomaticTripStop`): the trip's record appended and
     /// committed (unless a stop cut short wrote it already), then the trip cleared.
     case tripStop
+    /// `overland config set`: the device id `sim-VERSION`, tracking toggled every other change.
+    case settings(version: Int)
+    /// `overland destination add` of the extra destination numbered `index`
+    /// (`Simulation.extraDestinations`), unless it is configured.
+    case destinationAdd(index: Int)
+    /// `overland destination remove` of it, if it is configured.
+    case destinationRemove(index: Int)
     /// The power goes off at the `change`-th change of the next step (or after it when it
     /// makes fewer); `image` seeds the choice of crash state.
     case cut(change: Int, image: UInt64)
@@ -77,6 +84,9 @@ public enum Step: Sendable, Equatable, CustomStringConvertible {
             "sync engine run of the stick's journal to stick, batches of \(Simulation.maxBatch): \(outcomes.map(\.rawValue).joined(separator: ", ")), then reset"
         case .tripStart(let mode): "trip start (\(mode))"
         case .tripStop: "trip stop (automatic)"
+        case .settings(let version): "config set device_id sim-\(version)" + (version % 2 == 0 ? " and tracking toggled" : "")
+        case .destinationAdd(let index): "destination add \(Simulation.extraDestinations[index])"
+        case .destinationRemove(let index): "destination remove \(Simulation.extraDestinations[index])"
         case .cut(let change, let image):
             "power cut at change \(change) of the next step, modulo the most changes a step of its kind made so far (image \(image))"
         case .fault(let change, let kind, let count, let image):
@@ -98,7 +108,45 @@ public enum Step: Sendable, Equatable, CustomStringConvertible {
         }
         var faults = SeededRandom(seed: seed ^ 0x6661_756C_7473)
         insertFaults(into: &steps, using: &faults)
+        var directories = SeededRandom(seed: seed ^ 0x6469_7266_7379_6E63)
+        insertDirectoryFault(into: &steps, using: &directories)
+        var configuration = SeededRandom(seed: seed ^ 0x7365_7474_696E_6773)
+        insertConfigurationChanges(into: &steps, using: &configuration)
         return steps
+    }
+
+    /// 1 to 5 settings or destination changes (`config set`, `destination add`, `remove`),
+    /// two in five with a power cut inside. A stream of its own, so that the other steps
+    /// stay as they were.
+    static func insertConfigurationChanges(into steps: inout [Step], using random: inout SeededRandom) {
+        for version in 1...Int.random(in: 1...5, using: &random) {
+            let index = Int.random(in: 0..<Simulation.extraDestinations.count, using: &random)
+            var group: [Step] = switch Int.random(in: 0..<100, using: &random) {
+            case 0..<40: [.settings(version: version)]
+            case 40..<75: [.destinationAdd(index: index)]
+            default: [.destinationRemove(index: index)]
+            }
+            if random.chance(0.4) { group.insert(.cut(change: Int.random(in: 1...40, using: &random), image: random.next()), at: 0) }
+            let places = steps.indices.filter { $0 == 0 || !steps[$0 - 1].isCut } + [steps.count]
+            steps.insert(contentsOf: group, at: places.randomElement(using: &random)!)
+        }
+    }
+
+    /// Directory fsyncs that fail: one seed in two, one anywhere (`dirFsyncFails`); and in
+    /// three seeds in five, one before a move that fails the next directory fsync on the
+    /// stick (`stickDirFsyncFails`), most often the one after a moved segment's rename (the
+    /// segment then on the stick, its name not durable: the move must not end as if
+    /// nothing had reached the target). A stream of its own, so that the other steps stay
+    /// as they were.
+    static func insertDirectoryFault(into steps: inout [Step], using random: inout SeededRandom) {
+        let anywhere = random.chance(0.5)
+        let beforeAMove = random.chance(0.6)
+        for kind in [anywhere ? SimulatedDisk.Fault.Kind.dirFsyncFails : nil, beforeAMove ? .stickDirFsyncFails : nil].compactMap({ $0 }) {
+            let places = steps.indices.filter { !steps[$0].isCut && ($0 == 0 || !steps[$0 - 1].isCut) }
+            let moves = places.filter { if case .move = steps[$0] { true } else { false } }
+            guard let place = (kind == .dirFsyncFails ? places : moves).randomElement(using: &random) else { continue }
+            steps.insert(.fault(change: Int.random(in: 1...160, using: &random), kind: kind, count: 1, image: random.next()), at: place)
+        }
     }
 
     /// 0 to 3 faults the process survives, each before a step that has no cut planned: a
@@ -133,6 +181,9 @@ public enum Step: Sendable, Equatable, CustomStringConvertible {
         case .stickEngine: "stick engine"
         case .tripStart: "trip start"
         case .tripStop: "trip stop"
+        case .settings: "settings"
+        case .destinationAdd: "destination add"
+        case .destinationRemove: "destination remove"
         case .cut: "cut"
         case .fault: "fault"
         }
@@ -189,6 +240,9 @@ public enum Step: Sendable, Equatable, CustomStringConvertible {
                 if random.chance(0.5) {
                     group = [.tripStart(mode: "car"), .tripStop, .tripStop]
                     cutPlace = 1
+                    // Always cut: a stop cut between its commit and the trip's clearing is
+                    // what its second run must finish without writing the record again.
+                    cutChance = 1
                 }
             }
             // The cut falls into the group's last step (retention after the drains).

@@ -185,3 +185,50 @@ import Testing
         }
     }
 }
+
+/// A directory fsync that fails (`dirFsyncFails`) inside a move: where it falls after a
+/// moved segment's rename, the segment is on the stick, its name not durable, and the move
+/// must stay pending (finished by the next), never end as a clean stop: the records would
+/// be in both journals with no move pending (invariant 7, `both`: scripts/mutants M4).
+@Suite struct DirectoryFsyncFaultTests {
+    static let before: [Step] = [.log(count: 30, pad: 250), .seal, .log(count: 5, pad: 10)]
+
+    @Test func aMoveWhoseRenameWasNotMadeDurableStaysPending() async throws {
+        var pendingWithTheSegmentOnTheStick = 0
+        for change in 1...40 {
+            let fault = Step.fault(change: change, kind: .dirFsyncFails, count: 1, image: 1)
+            let violation = await Simulation().run(Self.before + [fault, .move(seal: false), .move(seal: false),
+                                                                  .stickEngine(outcomes: [.acknowledged, .acknowledged])])
+            #expect(violation == nil, "change \(change): \(violation.map { "\($0)" } ?? "")")
+            // The same, stopped right after the faulted move: pending, the segment on the stick?
+            let simulation = Simulation()
+            try simulation.open()
+            try simulation.addDestinations()
+            try simulation.disk.makeDirectory("/stick")
+            for step in Self.before { #expect(await simulation.perform(step) == nil) }
+            simulation.disk.injectFault(SimulatedDisk.Fault(kind: .dirFsyncFails, at: simulation.disk.changes + change - 1))
+            _ = await simulation.perform(.move(seal: false))
+            let journal = try #require(simulation.journal)
+            let fired = simulation.disk.disarmFault() > 0
+            guard fired, try journal.pendingMove() != nil, simulation.disk.kind(Simulation.stickPath + "/manifest.json") == .file else { continue }
+            if try !Journal(path: Simulation.stickPath, fileSystem: simulation.disk).segments().isEmpty {
+                pendingWithTheSegmentOnTheStick += 1
+            }
+        }
+        #expect(pendingWithTheSegmentOnTheStick > 0)
+    }
+
+    /// journal-sim seed 1130 (the stick on FAT): a directory fsync on the stick failed after
+    /// a moved segment's rename; the move run again found the segment complete, passed the
+    /// cursors and deleted the source file, the segment's name still not durable: the final
+    /// cut took it back, and its points were lost. A resumed move now makes the target's
+    /// segment names durable before the source gives one up.
+    @Test func aResumedMoveMakesTheSegmentItFoundDurable() async {
+        let steps: [Step] = [.log(count: 18, pad: 286), .log(count: 18, pad: 188), .seal, .log(count: 7, pad: 291), .seal,
+                             .log(count: 35, pad: 24), .seal, .fault(change: 53, kind: .stickDirFsyncFails, count: 1, image: 0),
+                             .move(seal: false), .move(seal: false)]
+        let violation = await Explorer().replay(steps, stickOnFAT: true)
+        #expect(violation == nil, "\(violation.map { "\($0)" } ?? "")")
+        #expect(await Explorer().run(seed: 1130).violation == nil)
+    }
+}
