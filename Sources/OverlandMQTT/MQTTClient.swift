@@ -90,6 +90,8 @@ public final class MQTTClient {
                               + (deadline - ContinuousClock.now).components.attoseconds / 1_000_000_000_000_000))
         let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(.milliseconds(left))
+            // What is written goes at once: with Nagle's algorithm a refill of the window
+            // could wait for the broker's delayed ACK of the last one (40 ms on Linux).
             .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
