@@ -27,6 +27,8 @@ public final class MQTTClient {
     private var channel: Channel?
     /// Publishes written since the last flush: one write for many.
     private var pending: [UInt8] = []
+    /// The QoS 1 packet ids in `pending`.
+    private var pendingIDs: [UInt16] = []
     private var nextPacketID: UInt16 = 0
     private var connected = false
     /// Messages not kept since the last `takeMessages` (over the count or the rate).
@@ -90,6 +92,8 @@ public final class MQTTClient {
                               + (deadline - ContinuousClock.now).components.attoseconds / 1_000_000_000_000_000))
         let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(.milliseconds(left))
+            // What is written goes at once: with Nagle's algorithm a refill of the window
+            // could wait for the broker's delayed ACK of the last one (40 ms on Linux).
             .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -172,10 +176,19 @@ public final class MQTTClient {
         }
     }
 
+    /// Hands what was published to the event loop, which marks its packet ids written
+    /// (`MQTTSession.written`: only then does a PUBACK for them count) and writes it.
     private func flush() {
         guard !pending.isEmpty, let channel else { return }
-        channel.writeAndFlush(channel.allocator.buffer(bytes: pending), promise: nil)
+        let bytes = channel.allocator.buffer(bytes: pending)
+        let ids = pendingIDs
+        let session = session
+        channel.eventLoop.execute {
+            session.written(ids)
+            channel.writeAndFlush(bytes, promise: nil)
+        }
         pending.removeAll(keepingCapacity: true)
+        pendingIDs.removeAll(keepingCapacity: true)
     }
 
     // MARK: - Publishing and subscribing
@@ -199,7 +212,10 @@ public final class MQTTClient {
         guard connected else { throw .tryLater(session.locked { session.failure } ?? "not connected") }
         guard session.inFlightCount < 65_000 else { throw .tryLater("too many publishes in flight") }
         let id: UInt16 = qos > 0 ? packetID() : 0
-        if qos > 0 { session.expect(packetID: id) }
+        if qos > 0 {
+            session.expect(packetID: id)
+            pendingIDs.append(id)
+        }
         MQTTPacket.publish(topic: topic, payload: payload, qos: UInt8(clamping: qos), retain: retain, packetID: id,
                            version: options.protocolVersion, into: &pending)
         return Int32(id)

@@ -23,6 +23,11 @@ final class MQTTSession: @unchecked Sendable {
     private var subacks: [UInt16: UInt8] = [:]
     /// Packet ids published and not yet acknowledged.
     private var inFlight: Set<UInt16> = []
+    /// Those of them the event loop has written to the socket: a PUBACK counts only for one
+    /// of these. A broker cannot acknowledge what it was never sent, and a PUBACK read
+    /// before the write (sent with the CONNACK, say) would otherwise race the client's
+    /// thread publishing that id.
+    private var written: Set<UInt16> = []
     private var acknowledgements: [(mid: Int32, reason: Int32)] = []
     private var subscriptions: Set<String> = []
     private var messages: [MQTTClient.Message] = []
@@ -81,15 +86,22 @@ final class MQTTSession: @unchecked Sendable {
 
     func received(suback packetID: UInt16, code: UInt8) { announce { subacks[packetID] = code } }
 
-    /// A PUBACK: true when its packet id was in flight (anything else is a protocol error).
+    /// A PUBACK: true when its packet id was in flight and written (anything else is a
+    /// protocol error).
     func received(puback packetID: UInt16, reason: UInt8) -> Bool {
         var known = false
         announce {
-            known = inFlight.remove(packetID) != nil
-            if known { acknowledgements.append((Int32(packetID), Int32(reason))) }
+            known = written.remove(packetID) != nil
+            if known {
+                inFlight.remove(packetID)
+                acknowledgements.append((Int32(packetID), Int32(reason)))
+            }
         }
         return known
     }
+
+    /// The event loop is writing the publishes of `packetIDs` (called on it, before the write).
+    func written(_ packetIDs: [UInt16]) { locked { written.formUnion(packetIDs) } }
 
     /// A message: kept when its topic is subscribed and neither the count nor this second's
     /// rate is used up, else counted as overflow (a topic never subscribed: passed over).

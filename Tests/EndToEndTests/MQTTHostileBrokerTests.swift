@@ -47,6 +47,20 @@ import Glibc
         #expect(try DestinationCommandTests.cursor(sandbox, "home") == 0)
     }
 
+    @Test("a broker that holds its PUBACKs under Nagle's algorithm (mosquitto's default) never waits for a delayed ACK mid-drain")
+    func nagleBrokerIsNeverLeftWaiting() throws {
+        // Each PUBACK the broker holds is released by the next bytes the sync sends, or by
+        // the delayed-ACK timer (250 ms here, 40 ms on Linux) when the sync sends nothing.
+        // A window refilled only every half window waits for the timer every half window
+        // (20 times or more for 2,000 points); one that slides waits once, at the end.
+        let broker = try FakeMQTTBroker(nagleDelay: 250)
+        let sandbox = try sandbox("overland-mqtt-nagle", points: 2000, port: broker.port)
+        let result = try sandbox.sync.run(["--journal", sandbox.journal, "--now"])
+        #expect(result.succeeded, "\(result)")
+        #expect(try DestinationCommandTests.cursor(sandbox, "home") == 2000)
+        #expect(broker.delayedAcknowledgements <= 2, "\(broker.delayedAcknowledgements) stalls on the delayed ACK")
+    }
+
     @Test("--watch against a broker that hangs up after the CONNACK backs off: no new connection while it holds")
     func hangUpAfterConnackBacksOff() throws {
         let broker = try FakeMQTTBroker(greeting: FakeMQTTBroker.hangUp)

@@ -12,6 +12,10 @@ import Testing
         let session = MQTTSession(topics: [])
         #expect(!session.received(puback: 1, reason: 0))
         session.expect(packetID: 7)
+        // Published but not yet written by the event loop: the broker never had it.
+        #expect(!session.received(puback: 7, reason: 0))
+        #expect(session.isInFlight(7))
+        session.written([7])
         #expect(session.received(puback: 7, reason: 0))
         #expect(!session.received(puback: 7, reason: 0))
         let taken = session.takeAcknowledgements()
