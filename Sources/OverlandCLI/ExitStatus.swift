@@ -67,10 +67,14 @@ extension CommandFailure {
         case let error as LoggerRunError: self.init(error.description, status: .ioError)
         case let error as DestinationCursorError:
             let status: ExitStatus = switch error {
-            case .invalidName: .usage
+            case .invalidName, .exists: .usage
             case .syncRunning: .tryLater
             }
             self.init(error.description, status: status)
+        case let error as JournalOriginError: self.init(error.description, status: .dataError)
+        case let error as ReadBackAudit.SpanError: self.init(error.description, status: .usage)
+        case let error as DestinationSelectionError:
+            self.init(error.description, status: error == .noneConfigured ? .configuration : .usage)
         default: return nil
         }
     }

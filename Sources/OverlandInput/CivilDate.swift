@@ -19,6 +19,16 @@ public struct CivilDate: Sendable, Equatable, Hashable {
         self.day = day
     }
 
+    /// The date written YYYY-MM-DD (`overland-log --date`), a year from 1980 to 2200 (GPS
+    /// time starts in 1980); nil for any other text or a day that does not exist.
+    public init?(parsing text: String) {
+        let parts = text.split(separator: "-")
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+              let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
+              (1980...2200).contains(year) else { return nil }
+        self.init(year: year, month: month, day: day)
+    }
+
     /// The date `days` days after 1970-01-01 (negative: before).
     public init(daysSinceEpoch days: Int64) {
         let civil = ISO8601UTC.civil(fromDays: days)

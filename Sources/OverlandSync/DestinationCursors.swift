@@ -120,11 +120,14 @@ public enum DestinationCursorError: Error, Sendable, CustomStringConvertible {
     case invalidName(String)
     /// An overland-sync run holds the journal's cursors: nothing changed; try again.
     case syncRunning(journalPath: String)
+    /// `destinations.json` has a destination of that name (added since it was checked).
+    case exists(String)
 
     public var description: String {
         switch self {
         case .invalidName(let name): "invalid destination name '\(name)'"
         case .syncRunning(let path): "overland-sync is sending from \(path): try again when it ends"
+        case .exists(let name): "destination '\(name)' exists"
         }
     }
 }
