@@ -1,36 +1,20 @@
 import OverlandSettings
 
 extension SettingsOptions {
-    /// Loads the settings file (the file alone: the environment must never be copied into
-    /// it), lets `change` edit the settings and, when anything changed, saves the file
-    /// atomically, all under the settings file's lock. Returns the new settings and what changed, the token redacted.
-    ///
-    /// A file that cannot be read or parsed stops everything before `change` runs, so it
-    /// is never overwritten. A value `change` refuses is a usage error (64): it was typed
-    /// on the command line.
+    /// `SettingsFile.change` of the settings file these options name: a file that cannot be
+    /// read or parsed is a configuration or I/O error; a value refused is a usage error (64):
+    /// it was typed on the command line.
     func update(
         _ change: (inout Settings) throws(SettingsError) -> Void
     ) throws -> (settings: Settings, changes: [SettingChange]) {
         do {
-            let (old, new) = try SettingsFile.update(path: path) { settings in
-                let before = settings
-                do throws(SettingsError) {
-                    try change(&settings)
-                } catch {
-                    throw error.usageFailure
-                }
-                // What the sync would refuse of a destination that inherits the settings
-                // (their device id), refused before it is saved. A destinations file that
-                // cannot be read is said by every command that reads it, not here.
-                let named = (try? DestinationsFile.load(path: DestinationsFile.path(settingsPath: path))) ?? []
-                if let problem = Destination.newProblem(settingsFrom: before, to: settings, named: named) {
-                    throw CommandFailure(problem, status: .usage)
-                }
-            }
-            _ = TrackingChange.recordIfChanged(from: old, to: new, by: "a local command (overland)", now: SyncClock.now(), settingsPath: path)
-            return (new, new.differences(from: old))
+            return try SettingsFile.change(path: path, by: "a local command (overland)", now: SyncClock.now(), change)
         } catch let error as SettingsError {
             throw error.commandFailure
+        } catch SettingsChangeRefusal.value(let error) {
+            throw error.usageFailure
+        } catch SettingsChangeRefusal.problem(let problem) {
+            throw CommandFailure(problem, status: .usage)
         }
     }
 }

@@ -1,5 +1,4 @@
 import ArgumentParser
-import OverlandJSON
 import OverlandJournal
 import OverlandMQTT
 import OverlandSync
@@ -36,14 +35,14 @@ extension DestinationCommand {
         func run() throws {
             try reportingFailures(DestinationCommand.tool) {
                 let name = try DestinationCommand.checkedName(self.name)
-                let span = try Self.span(since: since, until: until)
+                let span = try ReadBackAudit.span(since: since, until: until)
                 let reach = try DestinationReach.configured(name, options: journalOptions)
                 let reader = try reach.checkedReader()
                 let journal = try journalOptions.open()
                 let days = try reach.run {
                     try await reach.audit(journal, reader: reader, since: span.since, until: span.until, wallClock: SyncClock.now)
                 }
-                Terminal.output(json ? Self.json(days) : Self.table(days))
+                Terminal.output(json ? ReadBackAudit.json(days) : ReadBackAudit.table(days))
                 Self.record(days, reach: reach, journal: journal)
                 if days.contains(where: { $0.missing > 0 || $0.moved > 0 }) { throw ExitCode(ExitStatus.dataError.rawValue) }
             }
@@ -60,61 +59,6 @@ extension DestinationCommand {
                 Terminal.error("\(DestinationCommand.tool): \(reach.destination.name): what the audit found is not kept for 'overland status': "
                                + "\((error as? CommandFailure)?.message ?? "\(error)")")
             }
-        }
-
-        /// `--since` and `--until` as Unix seconds: a day from its first second (since) or
-        /// through its last (until), or a time; usage errors (64) naming the value.
-        static func span(since: String?, until: String?) throws -> (since: Int64?, until: Int64?) {
-            let start = try since.map { try parse($0, option: "--since", dayEnd: false) }
-            let end = try until.map { try parse($0, option: "--until", dayEnd: true) }
-            if let start, let end, start > end {
-                throw CommandFailure("--since \(since ?? "") is after --until \(until ?? "")", status: .usage)
-            }
-            return (start, end)
-        }
-
-        /// A day (its first second, or its last with `dayEnd`) or a time, UTC.
-        static func parse(_ text: String, option: String, dayEnd: Bool) throws -> Int64 {
-            if let time = ISO8601UTC.parse(text) { return time }
-            if let day = ISO8601UTC.parse(text + "T00:00:00Z") { return dayEnd ? day + 86_399 : day }
-            throw CommandFailure("invalid value \"\(PrintableText.sanitised(String(text.prefix(64)), allowLineBreaks: false))\" "
-                                 + "for \(option) (allowed: a day YYYY-MM-DD or a time YYYY-MM-DDTHH:MM:SSZ, UTC)", status: .usage)
-        }
-
-        static func table(_ days: [ReadBackAudit.Day]) -> String {
-            let columns = ["sent", "stored", "missing", "moved", "extra"]
-            var text = "day         " + columns.map { $0.padding(to: 8) }.joined() + "\n"
-            for day in days {
-                let values = [day.sent, day.stored, day.missing, day.moved, day.extra].map { String($0).padding(to: 8) }
-                text += String(ISO8601UTC.string(from: day.start).prefix(10)) + "  " + values.joined() + "\n"
-            }
-            if days.isEmpty {
-                text += "(no points sent to this destination are left in the journal)\n"
-            } else if days.count > 1 {
-                let values = [\.sent, \.stored, \.missing, \.moved, \.extra].map { (key: KeyPath<ReadBackAudit.Day, Int>) in
-                    String(days.reduce(0) { $0 + $1[keyPath: key] }).padding(to: 8)
-                }
-                text += "all         " + values.joined() + "\n"
-            }
-            return text
-        }
-
-        static func json(_ days: [ReadBackAudit.Day]) -> String {
-            var writer = JSONWriter()
-            writer.appendRaw("[")
-            for (index, day) in days.enumerated() {
-                writer.appendRaw(index == 0 ? "{\"day\":" : ",{\"day\":")
-                writer.appendString(String(ISO8601UTC.string(from: day.start).prefix(10)))
-                for (key, value) in [("sent", day.sent), ("stored", day.stored), ("missing", day.missing), ("moved", day.moved), ("extra", day.extra)] {
-                    writer.appendRaw(",\"")
-                    writer.appendRaw(Array(key.utf8))
-                    writer.appendRaw("\":")
-                    writer.appendInteger(value)
-                }
-                writer.appendRaw("}")
-            }
-            writer.appendRaw("]\n")
-            return String(decoding: writer.bytes, as: UTF8.self)
         }
     }
 }

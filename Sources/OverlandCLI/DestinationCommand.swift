@@ -119,16 +119,9 @@ public struct DestinationCommand: ParsableCommand {
                                          status: .usage)
                 }
                 let journalPath = journalOptions.path(with: settings)
-                let start = try DestinationCursors.place(name, journalPath: journalPath, fromStart: fromStart,
-                                                         defaultConfigured: Destination(settings: settings) != nil,
-                                                         origin: JournalOrigin.check(journal:acceptCopy:)) {
-                    _ = try DestinationsFile.update(path: settingsOptions.destinationsPath) { destinations in
-                        guard !destinations.contains(where: { $0.name == name }) else {
-                            throw CommandFailure("destination '\(name)' exists", status: .usage)
-                        }
-                        destinations.append(destination)
-                    }
-                }
+                let start = try DestinationCursors.add(destination, destinationsPath: settingsOptions.destinationsPath, journalPath: journalPath,
+                                                       fromStart: fromStart, defaultConfigured: Destination(settings: settings) != nil,
+                                                       origin: JournalOrigin.check(journal:acceptCopy:))
                 Terminal.line("added " + DestinationText.summary(destination))
                 Terminal.line(start.description(fromStart: fromStart))
                 if profile == nil, let suggestion = ReceiverProfile.suggested(forURL: destination.url) {
@@ -196,7 +189,7 @@ public struct DestinationCommand: ParsableCommand {
                 var current: Destination?
                 _ = try DestinationsFile.update(path: settingsOptions.destinationsPath) { destinations in
                     guard let index = destinations.firstIndex(where: { $0.name == name }) else {
-                        throw DestinationCommand.unknown(name, among: destinations, withDefault: true)
+                        throw DestinationSelectionError.unknown(name, among: destinations, withDefault: true)
                     }
                     let old = destinations[index]
                     do throws(SettingsError) { try key.set(text, in: &destinations[index], settings: settings) } catch { throw error.usageFailure }
@@ -272,7 +265,7 @@ public struct DestinationCommand: ParsableCommand {
                 let name = try DestinationCommand.checkedName(self.name)
                 let destinations = try settingsOptions.destinations(settings: try settingsOptions.load())
                 guard let destination = destinations.first(where: { $0.name == name }) else {
-                    throw DestinationCommand.unknown(name, among: destinations)
+                    throw DestinationSelectionError.unknown(name, among: destinations)
                 }
                 DestinationText.keys(of: destination).forEach(Terminal.line)
                 if destination.isDefault {
@@ -311,17 +304,11 @@ public struct DestinationCommand: ParsableCommand {
                                          status: .usage)
                 }
                 let settingsOptions = journalOptions.settingsOptions
-                var configured = true
-                let released = try DestinationCursors.release(name, journalPath: journalOptions.path(with: settings),
-                                                              keepSeconds: Int64(settings.retentionDays) * 86_400) {
-                    _ = try DestinationsFile.update(path: settingsOptions.destinationsPath) { destinations in
-                        configured = destinations.contains { $0.name == name }
-                        destinations.removeAll { $0.name == name }
-                    }
-                    return try settingsOptions.destinations(settings: settings).map(\.name)
-                }
+                let (configured, released) = try DestinationCursors.remove(
+                    name, destinationsPath: settingsOptions.destinationsPath, journalPath: journalOptions.path(with: settings),
+                    keepSeconds: Int64(settings.retentionDays) * 86_400) { try settingsOptions.destinations(settings: settings).map(\.name) }
                 guard configured || released else {
-                    throw DestinationCommand.unknown(name, among: try settingsOptions.destinations(settings: settings))
+                    throw DestinationSelectionError.unknown(name, among: try settingsOptions.destinations(settings: settings))
                 }
                 Terminal.line(configured ? "removed \(name)" : "removed the cursor left behind by \(name)")
             }
@@ -331,21 +318,9 @@ public struct DestinationCommand: ParsableCommand {
     /// The configured destination `name`, or a usage error naming those configured.
     static func configured(_ name: String, settings: Settings, options: SettingsOptions) throws -> Destination {
         let destinations = try options.destinations(settings: settings)
-        guard let destination = destinations.first(where: { $0.name == name }) else { throw unknown(name, among: destinations) }
+        guard let destination = destinations.first(where: { $0.name == name }) else {
+            throw DestinationSelectionError.unknown(name, among: destinations)
+        }
         return destination
     }
-
-    /// `withDefault`: `default` is named first even without an endpoint (`set` takes it:
-    /// the settings file is always there), as `overland-sync --to` names it.
-    static func unknown(_ name: String, among destinations: [Destination], withDefault: Bool = false) -> CommandFailure {
-        var names = destinations.map(\.name)
-        if withDefault, !names.contains(Destination.defaultName) { names.insert(Destination.defaultName, at: 0) }
-        return CommandFailure("no destination '\(name)'" + (names.isEmpty ? "" : " (configured: \(names.joined(separator: ", ")))"),
-                              status: .usage)
-    }
-}
-
-extension String {
-    /// The text padded with spaces to `width` characters.
-    func padding(to width: Int) -> String { SettingsText.padded(self, to: width) }
 }

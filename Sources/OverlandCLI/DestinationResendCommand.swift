@@ -50,7 +50,7 @@ extension DestinationCommand {
                 guard since != nil || until != nil || missing else {
                     throw CommandFailure("resend needs --since, --until or --missing: which points to send again", status: .usage)
                 }
-                let span = try Audit.span(since: since, until: until)
+                let span = try ReadBackAudit.span(since: since, until: until)
                 let reach = try DestinationReach.configured(name, options: journalOptions)
                 let reader = missing ? try reach.checkedReader() : nil
                 let journal = try journalOptions.open()

@@ -121,7 +121,7 @@ public struct LogCommand: ParsableCommand {
     public init() {}
 
     public func validate() throws {
-        if let date, parsedDate(date) == nil {
+        if let date, CivilDate(parsing: date) == nil {
             throw ValidationError("--date '\(date)' is not a date: use YYYY-MM-DD, e.g. 2024-06-01")
         }
         if let text = commitIntervalText {
@@ -183,15 +183,7 @@ public struct LogCommand: ParsableCommand {
     }
 
     /// `--date`, when given: the UTC date of the first fix.
-    var fixedDate: (year: Int, month: Int, day: Int)? { date.flatMap(parsedDate) }
-
-    func parsedDate(_ text: String) -> (Int, Int, Int)? {
-        let parts = text.split(separator: "-")
-        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-              let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
-              (1980...2200).contains(year), CivilDate(year: year, month: month, day: day) != nil else { return nil }
-        return (year, month, day)
-    }
+    var fixedDate: (year: Int, month: Int, day: Int)? { date.flatMap(CivilDate.init(parsing:)).map { ($0.year, $0.month, $0.day) } }
 }
 
 extension InputFormatChoice: ExpressibleByArgument {

@@ -1,14 +1,8 @@
 import OverlandSettings
 import OverlandSync
 
-/// Reading back after a destination's drain (`ReadBackAfterDrain`), and what it says on stderr.
+/// What reading back after a destination's drain (`ReadBackAfterDrain`, `SyncPass.run`) says on stderr.
 enum ReadBackStep {
-    /// A destination's drain, done (`DestinationsRun.afterDrain`), with what reading back
-    /// found when `destination` verifies.
-    static func run(after drained: DestinationsRun.Drained, destination: Destination) async -> SyncReport {
-        await ReadBackAfterDrain.run(after: drained, destination: destination, wallClock: SyncClock.now)
-    }
-
     /// Prints the lines about `readBack` (`ReadBackReport.lines`) and returns the status they
     /// call for: 65 when the receiver refused points (waiting will not fix it), 78 when the
     /// destination cannot be read back as configured, 75 when the pass could not finish, else 0.

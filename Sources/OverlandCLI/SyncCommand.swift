@@ -162,44 +162,22 @@ public struct SyncCommand: AsyncParsableCommand {
         if let deviceID { defaults.deviceID = deviceID }
         if let caFile { defaults.caFile = caFile }
         let all = try settingsOptions.destinations(settings: defaults)
-        guard !all.isEmpty else {
-            throw CommandFailure("no endpoint: set one with 'overland config set endpoint URL' or OVERLAND_URL "
-                                 + "(or add a destination: 'overland destination add NAME URL')", status: .configuration)
-        }
-        guard !to.isEmpty else { return (all, all) }
-        var selected: [Destination] = []
-        for name in to where !selected.contains(where: { $0.name == name }) {
-            guard let destination = all.first(where: { $0.name == name }) else { throw DestinationCommand.unknown(name, among: all) }
-            selected.append(destination)
-        }
-        return (selected, all)
+        return (try Destination.selected(to, among: all), all)
     }
 
     /// One journal to the selected destinations (`DestinationsRun`), or `--dry-run`.
     private func sync(journalAt path: String, destinations: (selected: [Destination], all: [Destination]),
                       settings: Settings) async throws -> ExitStatus {
         let journal = try Journal(path: path)
-        let senders = try makeSenders(settings: settings, journal: journal, path: path, count: destinations.selected.count)
-            .senders(for: destinations.selected)
+        let pass = SyncPass(selected: destinations.selected, all: destinations.all,
+                            senders: try makeSenders(settings: settings, journal: journal, path: path, count: destinations.selected.count))
         // A configuration error is the first thing to fix: said before the journal's origin.
-        let labelled = destinations.all.count > 1 || destinations.selected.first?.isDefault == false
-        if !labelled, let refusal = senders.first?.refusal, senders.allSatisfy({ $0.refusal != nil }) {
-            throw CommandFailure(refusal, status: .configuration)
-        }
+        if let refusal = pass.refusal { throw CommandFailure(refusal, status: .configuration) }
         try checkOrigin(of: journal, path: path)
         let printer = IssuePrinter(tool: "overland-sync")
-        if dryRun {
-            return try printDryRun(senders, journal: journal, path: path, labelled: labelled, printer: printer)
-        }
-        var run = DestinationsRun(journal: journal, destinations: senders, readers: destinations.all.compactMap { CursorName($0.name) },
-                                  keepSentSeconds: Int64(settings.retentionDays) * 86_400, wallClock: SyncClock.now)
-        run.receivers = destinations.all.carriedReceivers
-        let byName = Dictionary(destinations.selected.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        run.afterDrain = { drained in
-            guard let destination = byName[drained.destination.name.text] else { return drained.report }
-            return await ReadBackStep.run(after: drained, destination: destination)
-        }
-        let outcome = await run.run(sendNow: now, onIssue: printer.handler)
+        if dryRun { return try printDryRun(pass, journal: journal, path: path, printer: printer) }
+        let outcome = await pass.run(journal: journal, keepSentSeconds: Int64(settings.retentionDays) * 86_400, sendNow: now,
+                                     onIssue: printer.handler, wallClock: SyncClock.now)
         Terminal.clearProgress()
         for warning in outcome.warnings { Terminal.error("overland-sync: \(path): \(warning)") }
         // Only a run that sent something marks where this journal is synced from: a run with
@@ -209,13 +187,13 @@ public struct SyncCommand: AsyncParsableCommand {
         }
         var worst = ExitStatus.ok
         for (destination, (_, report)) in zip(destinations.selected, outcome.reports) {
-            let lines = SyncReportLines(label: labelled ? destination.name : nil, journal: path, endpoint: destination.url, verbose: verbose,
+            let lines = SyncReportLines(label: pass.labelled ? destination.name : nil, journal: path, endpoint: destination.url, verbose: verbose,
                                         explains: verbose || Terminal.stderrIsTerminal, now: SyncClock.now(),
                                         destination: destination.name, hasToken: !(destination.token ?? "").isEmpty)
             lines.lines(report).forEach(Terminal.error)
             let status = report.exitStatus
             if status.severity > worst.severity { worst = status }
-            let readBack = ReadBackStep.describe(report.readBack, tool: "overland-sync: " + (labelled ? "\(destination.name): " : ""),
+            let readBack = ReadBackStep.describe(report.readBack, tool: "overland-sync: " + (pass.labelled ? "\(destination.name): " : ""),
                                                  verbose: verbose, destination: destination)
             if readBack.severity > worst.severity { worst = readBack }
         }
@@ -246,29 +224,20 @@ public struct SyncCommand: AsyncParsableCommand {
                 Terminal.error("overland-sync: \(path): \(warning)")
             }
         } else if let intent = try journal.pendingMove() {
-            throw CommandFailure(JournalOriginError.movePending(intent).description, status: .dataError)
+            throw JournalOriginError.movePending(intent)
         }
     }
 
-    /// `--dry-run`: the first request each destination would be sent.
-    private func printDryRun(_ senders: [any DestinationSender], journal: Journal, path: String, labelled: Bool,
-                             printer: IssuePrinter) throws -> ExitStatus {
+    /// `--dry-run`: the first request each destination would be sent (`SyncPass.dryRun`).
+    private func printDryRun(_ pass: SyncPass, journal: Journal, path: String, printer: IssuePrinter) throws -> ExitStatus {
         var worst = ExitStatus.ok
-        for sender in senders {
-            let heading = labelled ? "\(sender.name.text): " : ""
-            if let refusal = sender.refusal {
-                Terminal.error("overland-sync: \(heading)\(refusal)")
-                worst = ExitStatus.configuration.severity > worst.severity ? .configuration : worst
-                continue
-            }
-            switch try sender.preview(journal: journal, onIssue: printer.handler) {
-            case .nothingToSend:
-                Terminal.line("\(heading)nothing to send from \(path)")
-            case .summary(let text):
-                Terminal.line(heading + text)
-            case .request(let request):
-                if labelled { Terminal.line("# \(sender.name.text)") }
-                Terminal.output(request.displayText + "\n")
+        try pass.dryRun(journal: journal, path: path, onIssue: printer.handler) { line in
+            switch line {
+            case .line(let text): Terminal.line(text)
+            case .text(let text): Terminal.output(text)
+            case .refused(let text):
+                Terminal.error("overland-sync: \(text)")
+                worst = .configuration
             }
         }
         return worst
