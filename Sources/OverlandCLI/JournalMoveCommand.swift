@@ -65,22 +65,12 @@ extension JournalCommand {
                 } catch {
                     throw error.commandFailure
                 }
-                if let moved { try checkSomethingMoved(moved, journal: journal) }
+                if let moved, case let unsent = try journal.unsentLeftBehind(by: moved, sealFirst: seal), unsent > 0 {
+                    throw CommandFailure("moved nothing, and \(unsent) unsent points stay here: what is not sealed moves only with --seal "
+                                         + "(overland journal move --seal --to DIR)", status: .usage)
+                }
             }
         }
-    }
-}
-
-extension JournalCommand.Move {
-    /// A move that took nothing while unsent points stay behind (in the active segment,
-    /// which only --seal moves) did not do what it was asked: said, and not exit 0, so that
-    /// no one wipes the journal believing it carried.
-    func checkSomethingMoved(_ report: JournalMoveReport, journal: Journal) throws {
-        guard report.segments == 0, !report.resumed, !seal else { return }
-        let unsent = try journal.backlog()
-        guard unsent > 0 else { return }
-        throw CommandFailure("moved nothing, and \(unsent) unsent points stay here: what is not sealed moves only with --seal "
-                             + "(overland journal move --seal --to DIR)", status: .usage)
     }
 }
 

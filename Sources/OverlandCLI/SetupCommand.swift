@@ -53,16 +53,8 @@ public struct SetupCommand: ParsableCommand {
                 clearedToken = settings.token != nil && setup.token == nil
                 setup.apply(to: &settings)
             }
-            // Unquoted, `overland setup overland://setup?url=U&token=T` reaches us as
-            // `...?url=U`: the shell ran the rest as a command of its own.
-            if let link, !link.contains("&"), setup.token == nil {
-                Terminal.error("overland setup: warning: the link holds nothing after url=: if it had more (token=, device_id=), "
-                               + "the shell cut it at the first '&': quote the whole link, overland setup 'overland://setup?url=...&token=...'")
-            }
-            if clearedToken {
-                let why = setup.emptyToken ? "its token= is empty" : "it has no token="
-                Terminal.error("overland setup: warning: \(why): the token is cleared (it must never reach the new server); "
-                               + "set the new one with 'overland config set token --stdin' if the server needs one")
+            for warning in setup.appliedWarnings(link: link, clearedToken: clearedToken) {
+                Terminal.error("overland setup: warning: " + warning)
             }
             SettingsText.changeLines(changes, nothing: "nothing changed: the settings already match the link").forEach(Terminal.line)
         }

@@ -69,29 +69,15 @@ public struct TripCommand: ParsableCommand {
         func run() throws {
             try reportingFailures("overland trip start") {
                 let settings = try journalOptions.settings()
-                // Only the default journal is created here (a trip started before the first
-                // fix); one named by --journal, OVERLAND_JOURNAL or the settings must exist, as
-                // for every other command: a typo must not make a new journal.
-                let named = journalOptions.journal != nil || settings.journal != nil
-                let journal = try Journal(path: journalOptions.path(with: settings), create: !named,
-                                          deviceID: DeviceIdentity.resolve(flag: nil, settings: settings),
-                                          machine: UniqueID.ofThisMachine())
-                let mode = mode ?? settings.tripMode.rawValue
-                let trip: Trip
-                switch try Trip.start(mode: mode, in: journal, now: Journal.currentTime()) {
-                case .started(let started): trip = started
+                // Only the default journal is created here (`TripStarter`).
+                let (mode, outcome) = try TripStarter.start(mode: mode, journalPath: journalOptions.path(with: settings),
+                                                            create: journalOptions.journal == nil && settings.journal == nil, settings: settings,
+                                                            settingsPath: journalOptions.settingsOptions.path, now: Journal.currentTime())
+                switch outcome {
+                case .started(let trip): Terminal.line("\(mode) trip started at \(trip.id)")
                 case .alreadyRunning(let running):
                     throw CommandFailure("a \(running.mode) trip is already running since \(running.id); stop it first", status: .usage)
                 }
-                // The mode becomes the default for the next trip, as in the app.
-                if let chosen = TripMode(rawValue: mode), chosen != settings.tripMode {
-                    do {
-                        _ = try SettingsFile.update(path: journalOptions.settingsOptions.path) { $0.tripMode = chosen }
-                    } catch let error as SettingsError {
-                        throw error.commandFailure
-                    }
-                }
-                Terminal.line("\(mode) trip started at \(trip.id)")
             }
         }
     }
