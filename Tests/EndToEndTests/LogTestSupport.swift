@@ -100,28 +100,7 @@ struct LogRecord {
     var deviceID: String? { properties["device_id"] as? String }
 
     /// The raw JSON text of a key's value in the line, as a strict receiver sees it.
-    func raw(_ key: String) -> String? {
-        guard let range = line.range(of: "\"\(key)\":") else { return nil }
-        var depth = 0, inString = false, escaped = false
-        var end = range.upperBound
-        while end < line.endIndex {
-            let character = line[end]
-            if inString {
-                if escaped { escaped = false } else if character == "\\" { escaped = true } else if character == "\"" { inString = false }
-            } else if character == "\"" {
-                inString = true
-            } else if character == "[" || character == "{" {
-                depth += 1
-            } else if character == "]" || character == "}" {
-                if depth == 0 { break }
-                depth -= 1
-            } else if character == "," && depth == 0 {
-                break
-            }
-            end = line.index(after: end)
-        }
-        return String(line[range.upperBound..<end])
-    }
+    func raw(_ key: String) -> String? { JSONScan.rawValue(of: key, in: line) }
 }
 
 /// UTC times as the protocol writes them.
@@ -290,21 +269,7 @@ final class LogFIFO: @unchecked Sendable {
 
     /// Writes everything, waiting while the pipe is full; false if the reader went away.
     @discardableResult
-    func write(_ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, bytes.count - offset) }
-            if written > 0 {
-                offset += written
-            } else if written < 0 && (errno == EAGAIN || errno == EINTR) {
-                var descriptor = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                _ = poll(&descriptor, 1, 100)
-            } else {
-                return false
-            }
-        }
-        return true
-    }
+    func write(_ bytes: [UInt8]) -> Bool { PipeWrite.all(bytes, to: fd) }
 
     func write(_ text: String) { write(Array(text.utf8)) }
 

@@ -248,26 +248,7 @@ struct Delivery {
 
     /// The raw text of the `locations` array of a request body (byte for byte as sent).
     static func rawLocations(_ body: [UInt8]) -> String? {
-        let text = String(decoding: body, as: UTF8.self)
-        guard let key = text.range(of: "\"locations\":") else { return nil }
-        var depth = 0, inString = false, escaped = false
-        var index = key.upperBound
-        let start = index
-        while index < text.endIndex {
-            let character = text[index]
-            if inString {
-                if escaped { escaped = false } else if character == "\\" { escaped = true } else if character == "\"" { inString = false }
-            } else if character == "\"" {
-                inString = true
-            } else if character == "[" || character == "{" {
-                depth += 1
-            } else if character == "]" || character == "}" {
-                depth -= 1
-                if depth == 0 { return String(text[start...index]) }
-            }
-            index = text.index(after: index)
-        }
-        return nil
+        JSONScan.rawValue(of: "locations", in: String(decoding: body, as: UTF8.self))
     }
 
     /// Maps each request to the journal records it carried: its locations must be journal
@@ -448,22 +429,7 @@ final class ReliabilityFIFO: @unchecked Sendable {
 
     /// Writes everything (waiting while the pipe is full); false once the reader is gone.
     @discardableResult
-    func write(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, bytes.count - offset) }
-            if written > 0 {
-                offset += written
-            } else if written < 0 && (errno == EAGAIN || errno == EINTR) {
-                var descriptor = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                _ = poll(&descriptor, 1, 100)
-            } else {
-                return false
-            }
-        }
-        return true
-    }
+    func write(_ text: String) -> Bool { PipeWrite.all(Array(text.utf8), to: fd) }
 
     func close() {
         if fd >= 0 { Glibc.close(fd) }

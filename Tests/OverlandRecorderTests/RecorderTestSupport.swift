@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import OverlandInput
 import OverlandProtocol
@@ -42,28 +43,7 @@ func record(_ fixes: [Fix], configure: (inout RecorderConfiguration) -> Void = {
 /// The raw JSON text of `key`'s value in a compact JSON line (first occurrence), e.g.
 /// `"12"` or `"4.25"`: what a strict receiver sees, before any parser turns 34 into 34.0.
 func rawValue(of key: String, in line: String) -> String? {
-    guard let range = line.range(of: "\"\(key)\":") else { return nil }
-    var depth = 0
-    var inString = false
-    var escaped = false
-    var end = range.upperBound
-    while end < line.endIndex {
-        let character = line[end]
-        if inString {
-            if escaped { escaped = false } else if character == "\\" { escaped = true } else if character == "\"" { inString = false }
-        } else if character == "\"" {
-            inString = true
-        } else if character == "[" || character == "{" {
-            depth += 1
-        } else if character == "]" || character == "}" {
-            if depth == 0 { break }
-            depth -= 1
-        } else if character == "," && depth == 0 {
-            break
-        }
-        end = line.index(after: end)
-    }
-    return String(line[range.upperBound..<end])
+    JSONScan.rawValue(of: key, in: line)
 }
 
 /// True when a raw JSON number is written as an integer (no fraction, no exponent).

@@ -23,4 +23,31 @@ public enum JSONScan {
     public static func objects(lines text: String) -> [[String: Any]] {
         text.split(separator: "\n").compactMap { line in (try? object(Array(line.utf8))) ?? nil }
     }
+
+    /// The raw JSON text of `key`'s first value in compact JSON text (`"12"`, `"4.25"`,
+    /// `"[...]"`): what a strict receiver sees, before a parser turns 34 into 34.0. Nil when
+    /// the key is absent or its value does not end.
+    public static func rawValue(of key: String, in text: String) -> String? {
+        guard let range = text.range(of: "\"\(key)\":") else { return nil }
+        var depth = 0, inString = false, escaped = false
+        var end = range.upperBound
+        while end < text.endIndex {
+            let character = text[end]
+            if inString {
+                if escaped { escaped = false } else if character == "\\" { escaped = true } else if character == "\"" { inString = false }
+            } else if character == "\"" {
+                inString = true
+            } else if character == "[" || character == "{" {
+                depth += 1
+            } else if character == "]" || character == "}" {
+                if depth == 0 { break }
+                depth -= 1
+                if depth == 0 { return String(text[range.upperBound...end]) }
+            } else if character == "," && depth == 0 {
+                break
+            }
+            end = text.index(after: end)
+        }
+        return end < text.endIndex && !inString && depth == 0 ? String(text[range.upperBound..<end]) : nil
+    }
 }
