@@ -47,21 +47,7 @@ struct LogSourcesTests {
         }
 
         /// Writes everything, waiting while the pty is full (until it can take more).
-        func write(_ text: String) {
-            let bytes = Array(text.utf8)
-            var offset = 0
-            while offset < bytes.count {
-                let written = bytes.withUnsafeBytes { Glibc.write(feedFD, $0.baseAddress! + offset, bytes.count - offset) }
-                if written > 0 {
-                    offset += written
-                } else if written < 0 && (errno == EAGAIN || errno == EINTR) {
-                    var descriptor = pollfd(fd: feedFD, events: Int16(POLLOUT), revents: 0)
-                    _ = poll(&descriptor, 1, 100)
-                } else {
-                    return
-                }
-            }
-        }
+        func write(_ text: String) { PipeWrite.all(Array(text.utf8), to: feedFD) }
 
         /// The port's terminal settings, as the logger left them.
         func settings() -> termios? {
