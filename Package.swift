@@ -144,7 +144,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "TestSupport", "OverlandJournal", "OverlandJSON", "OverlandSync", "OverlandMap", "CZlib",
+                "TestSupport", "OverlandJournal", "OverlandJSON", "OverlandSync", "OverlandMQTT", "OverlandMap", "CZlib",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -38,7 +38,8 @@ public struct MQTTClientOptions: Sendable, Equatable {
     /// Seconds a publish may wait for its PUBACK (and a subscribe for its SUBACK).
     public var requestTimeout: Double = 60
     /// QoS 1 publishes without a PUBACK yet, at most.
-    public var inFlightWindow = 100
+    public var inFlightWindow = Self.defaultInFlightWindow
+    public static let defaultInFlightWindow = 100
     /// MQTT's clean session (3.1.1) or clean start (5). False: a persistent session,
     /// whose subscriptions the broker keeps and whose QoS 1 messages it queues while the
     /// client is away (the client id must be stable: it is, `MQTTClientID`).

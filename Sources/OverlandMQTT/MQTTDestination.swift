@@ -39,7 +39,7 @@ public struct MQTTDestination: Sendable, Equatable {
     public var maxTime: Double?
     /// QoS 1 publishes whose position the cursor has not recorded yet, at most: what a
     /// broker lost mid-drain or a kill -9 can cost in duplicates on the next run.
-    public var inFlightWindow = 100
+    public var inFlightWindow = MQTTClientOptions.defaultInFlightWindow
     /// The least time between two runs that send, in seconds; nil when sending is off.
     public var sendIntervalSeconds: Int? = 300
     /// Whether `location` messages are published retained (OwnTracks' `pubRetain`, the

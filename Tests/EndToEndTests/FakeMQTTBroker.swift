@@ -10,37 +10,31 @@ import Glibc
 /// PUBLISH with a PUBACK and PINGREQ with a PINGRESP, and after the CONNACK sends `greeting`
 /// (`hugePublish` announces a 268,435,455-byte PUBLISH and streams part of it;
 /// `afterConnack` goes out in the CONNACK's own write, so the client reads both at once). With
-/// `nagleDelay` its PUBACKs go out as mosquitto's do with Nagle's algorithm on (its
-/// default): one at a time unacknowledged, the rest held until the client sends something
-/// new (which carries the acknowledgement) or its delayed-ACK timer fires after
-/// `nagleDelay`, each such stall counted in `delayedAcknowledgements`. It serves one
-/// connection at a time on a thread of its own, and stops (closing its socket) with `stop`
-/// or on deinit.
+/// `nagle` its PUBACKs go out as mosquitto's do with Nagle's algorithm on (its default),
+/// without the client's delayed-ACK timer: see `NagleModel`. It serves one connection at a
+/// time on a thread of its own, and stops (closing its socket) with `stop` or on deinit.
 final class FakeMQTTBroker: @unchecked Sendable {
     let port: Int
     private let listener: Int32
     private let subackCode: UInt8
     private let greeting: (Int32) -> Void
     private let afterConnack: [UInt8]
-    private let nagleDelay: Int32?
+    private let nagle: NagleModel?
     private let lock = NSLock()
     private var stopped = false
     private var _connections = 0
     private var _subscriptions: [String] = []
-    private var _delayedAcknowledgements = 0
 
     /// Connections accepted so far.
     var connections: Int { lock.withLock { _connections } }
     /// Topic filters subscribed to, in order.
     var subscriptions: [String] { lock.withLock { _subscriptions } }
-    /// With `nagleDelay`: how often held PUBACKs waited for the client's delayed ACK.
-    var delayedAcknowledgements: Int { lock.withLock { _delayedAcknowledgements } }
 
-    init(subackCode: UInt8 = 1, afterConnack: [UInt8] = [], nagleDelay milliseconds: Int32? = nil,
+    init(subackCode: UInt8 = 1, afterConnack: [UInt8] = [], nagle: NagleModel? = nil,
          greeting: @escaping (Int32) -> Void = { _ in }) throws {
         self.subackCode = subackCode
         self.afterConnack = afterConnack
-        nagleDelay = milliseconds
+        self.nagle = nagle
         self.greeting = greeting
         guard let (fd, port) = LoopbackSocket.open(backlog: 8) else {
             throw ToolRunnerError(description: "fake broker: cannot listen: errno \(errno)")
@@ -89,50 +83,64 @@ final class FakeMQTTBroker: @unchecked Sendable {
         return bytes
     }
 
-    /// PUBACKs written and held as Nagle's algorithm does (`nagleDelay`): a small packet goes
-    /// out only when none sent before is still unacknowledged.
-    private struct Nagle {
+    /// PUBACKs written as a broker with Nagle's algorithm on writes them, over a client whose
+    /// delayed-ACK timer never fires, so that a client relying on that timer mid-drain waits
+    /// for ever (its request timeout ends the run) and the outcome owes nothing to the
+    /// machine's speed. A small packet goes out only when none written before is still
+    /// unacknowledged; the rest are held. Unacknowledged data is acknowledged by the client's
+    /// next bytes sent after reading it, which the broker can prove only from the protocol:
+    /// the client keeps at most `window` PUBLISHes unacknowledged, so its PUBLISH number n
+    /// was sent after it read PUBACK number n - `window`. Once `publishes` have arrived, what
+    /// is held goes out (the one wait at the end a real client makes on its timer).
+    struct NagleModel {
+        let window: Int
+        let publishes: Int
+    }
+
+    private struct NagleState {
         var unacknowledged = false
         var held: [UInt8] = []
+        var received = 0
+        var written = 0
+        var writtenBeforeTheLastWrite = 0
+
+        mutating func write(_ fd: Int32, _ packets: [UInt8]) {
+            FakeMQTTBroker.write(fd, packets)
+            writtenBeforeTheLastWrite = written
+            written += packets.count / 4
+            unacknowledged = true
+        }
+
+        mutating func releaseHeld(_ fd: Int32) {
+            guard !held.isEmpty else {
+                unacknowledged = false
+                return
+            }
+            write(fd, held)
+            held = []
+        }
     }
 
-    private func acknowledge(_ fd: Int32, _ packet: [UInt8], _ nagle: inout Nagle) {
-        guard nagleDelay != nil else {
+    private func acknowledge(_ fd: Int32, _ packet: [UInt8], _ state: inout NagleState) {
+        guard let nagle else {
             Self.write(fd, packet)
             return
         }
-        if nagle.unacknowledged {
-            nagle.held += packet
+        state.received += 1
+        if state.unacknowledged, state.received - nagle.window > state.writtenBeforeTheLastWrite {
+            state.releaseHeld(fd)
+        }
+        if state.unacknowledged {
+            state.held += packet
         } else {
-            Self.write(fd, packet)
-            nagle.unacknowledged = true
+            state.write(fd, packet)
         }
-    }
-
-    /// Before reading on: bytes already waiting were sent before the client read what is
-    /// unacknowledged, so they acknowledge nothing; else new bytes acknowledge it, or the
-    /// client's delayed-ACK timer does after `nagleDelay`. Then what was held goes out.
-    private func awaitAcknowledgement(_ fd: Int32, _ nagle: inout Nagle) {
-        guard let delay = nagleDelay, nagle.unacknowledged, !Self.readable(fd, within: 0) else { return }
-        let fresh = Self.readable(fd, within: delay)
-        guard !nagle.held.isEmpty else {
-            nagle.unacknowledged = false
-            return
-        }
-        if !fresh { lock.withLock { _delayedAcknowledgements += 1 } }
-        Self.write(fd, nagle.held)
-        nagle.held = []
-    }
-
-    private static func readable(_ fd: Int32, within milliseconds: Int32) -> Bool {
-        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        return poll(&descriptor, 1, milliseconds) > 0
+        if state.received == nagle.publishes { state.releaseHeld(fd) }
     }
 
     private func handle(_ fd: Int32) {
-        var nagle = Nagle()
+        var nagleState = NagleState()
         while true {
-            awaitAcknowledgement(fd, &nagle)
             guard let first = read(fd, 1) else { return }
             var length = 0
             var multiplier = 1
@@ -150,7 +158,7 @@ final class FakeMQTTBroker: @unchecked Sendable {
             case 3: // PUBLISH
                 let qos = (first[0] >> 1) & 3
                 let topicLength = Int(body[0]) << 8 | Int(body[1])
-                if qos > 0 { acknowledge(fd, [0x40, 0x02, body[2 + topicLength], body[3 + topicLength]], &nagle) }
+                if qos > 0 { acknowledge(fd, [0x40, 0x02, body[2 + topicLength], body[3 + topicLength]], &nagleState) }
             case 8: // SUBSCRIBE
                 let topicLength = Int(body[2]) << 8 | Int(body[3])
                 let topic = String(decoding: body[4..<(4 + topicLength)], as: UTF8.self)
