@@ -12,9 +12,9 @@ extension SimulatedDisk {
 
     /// A crash image of `state`: a new disk whose every file and directory holds, durably,
     /// one of the states the power cut allows.
-    static func crashImage(of state: State, ignores: Ignores, tracing: Bool, fatTrees: [String],
+    static func crashImage(of state: State, ignores: Ignores, tracing: Bool, fatTrees: [String], cut chosen: Cut? = nil,
                            using random: inout SeededRandom) -> SimulatedDisk {
-        let cut = Cut.allCases.randomElement(using: &random)!
+        let cut = chosen ?? Cut.allCases.randomElement(using: &random)!
         let entries = crashEntries(state, cut: cut, using: &random)
         let fat = fatTrees.reduce(into: Set<UInt64>()) { $0.formUnion(Self.inodes(under: $1, in: state)) }
         var inodes: [UInt64: Inode] = [:]

@@ -20,7 +20,8 @@ extension SimulatedDisk {
             }
             state.changes += 1
             if tracing { state.trace.append(what()) }
-            if let fault = state.fault, state.changes > fault.at, fault.applies(to: kind), fault.reaches(path) {
+            if let fault = state.fault, state.changes > fault.at, fault.applies(to: kind), fault.reaches(path),
+               fault.kind != .nameSyncFails || Self.renamePending(onto: fault.path ?? "", in: state) {
                 switch try Self.fire(fault, on: kind, path: path, in: &state) {
                 case .proceed: break
                 case .inject(let injected):
@@ -53,7 +54,7 @@ extension SimulatedDisk {
         case .fsyncDrops:
             state.fault = nil
             return .inject(.fsyncDrops)
-        case .dirFsyncFails, .stickDirFsyncFails:
+        case .dirFsyncFails, .stickDirFsyncFails, .nameSyncFails:
             state.fault = nil
             throw failure("cannot sync the directory (injected)", path, EIO)
         case .eio, .enospc:
@@ -61,6 +62,12 @@ extension SimulatedDisk {
             if fault.kind == .enospc && kind == .write { return .inject(.enospc) }
             throw failure("cannot write (injected \(fault.kind.rawValue))", path, fault.kind == .eio ? EIO : ENOSPC)
         }
+    }
+
+    /// Whether a rename onto `path` waits for its directory's fsync.
+    static func renamePending(onto path: String, in state: State) -> Bool {
+        guard let (directory, name) = try? parent(of: path, in: state) else { return false }
+        return state.pendingLinks.contains { $0.contains { $0.directory == directory.number && $0.name == name && $0.target != nil } }
     }
 
     func isOnFAT(_ path: String) -> Bool {
@@ -288,6 +295,7 @@ extension SimulatedDisk {
             guard let number = source.entries[oldName] else { throw Self.failure("cannot rename to '\(to)'", from, ENOENT) }
             source.entries[oldName] = nil
             target.entries[newName] = number
+            if let cut = state.cutAfterName, cut.path == "/" + Self.components(to).joined(separator: "/") { state.cutAfterName?.renamed = true }
             let unlink = Link(directory: source.number, name: oldName, target: nil)
             let link = Link(directory: target.number, name: newName, target: number)
             // FAT writes the new entry and frees the old one separately: a power cut may keep
@@ -318,7 +326,19 @@ extension SimulatedDisk {
                 throw Self.failure("cannot open directory", path, ENOENT)
             }
             if ignores != .dirFsync { Self.makeDurable(directory: inode.number, in: &state) }
+            Self.countNameMadeDurable(directory: path, in: &state)
         }
+    }
+
+    /// A planned `cutPower(afterNameOf:)`: once its file's rename is made durable for the
+    /// planned time, the next change cuts the power.
+    static func countNameMadeDurable(directory path: String, in state: inout State) {
+        guard var cut = state.cutAfterName, cut.renamed,
+              "/" + components(cut.path).dropLast().joined(separator: "/") == "/" + components(path).joined(separator: "/") else { return }
+        cut.remaining -= 1
+        cut.renamed = false
+        state.cutAfterName = cut.remaining > 0 ? cut : nil
+        if cut.remaining == 0 { state.cutAt = state.changes }
     }
 
     /// The pending changes that touch `directory` become durable (a rename whole, even

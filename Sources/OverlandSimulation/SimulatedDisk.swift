@@ -76,6 +76,16 @@ public final class SimulatedDisk: FileSystem, @unchecked Sendable {
         var injected: Fault.Kind?
         /// A tree whose device is gone (a stick pulled): every call under it fails.
         var vanished: String?
+        /// A cut planned right after a file's new name is made durable (`cutPower(afterNameOf:)`).
+        var cutAfterName: CutAfterName?
+    }
+
+    /// The power goes off at the change after the `remaining`-th directory fsync that
+    /// follows a rename onto `path`.
+    struct CutAfterName {
+        let path: String
+        var remaining: Int
+        var renamed = false
     }
 
     /// What a change can be, for the faults that choose among them.
@@ -104,6 +114,11 @@ public final class SimulatedDisk: FileSystem, @unchecked Sendable {
             /// The same on the next directory fsync under `path` (the stick): where a move
             /// makes a moved segment's rename durable.
             case stickDirFsyncFails = "stick-dir-fsync-fails"
+            /// EIO on the directory fsync that would make the rename onto `path` durable (a
+            /// cursor file renamed into place, its new name left in the cache only): where a
+            /// move's pass stops after its last cursor, to be run again with every cursor
+            /// read as passed though one may come back lower after a cut.
+            case nameSyncFails = "name-sync-fails"
         }
         public let kind: Kind
         public let at: Int
@@ -118,16 +133,22 @@ public final class SimulatedDisk: FileSystem, @unchecked Sendable {
             self.path = path
         }
 
-        /// Whether a change of `path` can take it: any, but for `stickDirFsyncFails`.
+        /// Whether a change of `path` can take it: any, but for `stickDirFsyncFails` (under
+        /// `path`) and `nameSyncFails` (the directory holding `path`).
         func reaches(_ path: String) -> Bool {
-            kind != .stickDirFsyncFails || SimulatedDisk.isUnder("/" + SimulatedDisk.components(path).joined(separator: "/"), self.path ?? "/")
+            let normal = "/" + SimulatedDisk.components(path).joined(separator: "/")
+            switch kind {
+            case .stickDirFsyncFails: return SimulatedDisk.isUnder(normal, self.path ?? "/")
+            case .nameSyncFails: return self.path.map { "/" + SimulatedDisk.components($0).dropLast().joined(separator: "/") } == normal
+            default: return true
+            }
         }
 
         func applies(to change: ChangeKind) -> Bool {
             switch kind {
             case .eio, .enospc: [.write, .fsync, .rename, .dirFsync, .truncate, .create].contains(change)
             case .fsyncDrops: change == .fsync
-            case .dirFsyncFails, .stickDirFsyncFails: change == .dirFsync
+            case .dirFsyncFails, .stickDirFsyncFails, .nameSyncFails: change == .dirFsync
             case .vanish: true
             }
         }
@@ -182,6 +203,13 @@ public final class SimulatedDisk: FileSystem, @unchecked Sendable {
         state.withLock { $0.cutAt = change }
     }
 
+    /// Plans a power cut right after the `count`-th time a rename onto `path` is made
+    /// durable by its directory's fsync (a file replaced atomically, its new name on the
+    /// disk): the next change fails, the power off. Fewer: no cut.
+    public func cutPower(afterNameOf path: String, isMadeDurable count: Int) {
+        state.withLock { $0.cutAfterName = CutAfterName(path: "/" + Self.components(path).joined(separator: "/"), remaining: count) }
+    }
+
     /// Changes made so far.
     public var changes: Int { state.withLock { $0.changes } }
 
@@ -216,16 +244,26 @@ public final class SimulatedDisk: FileSystem, @unchecked Sendable {
 
     /// Cuts the power now; returns a crash image.
     public func cutPowerNow(using random: inout SeededRandom) -> SimulatedDisk {
-        state.withLock { $0.dead = true }
+        powerOff()
         return crashImage(using: &random)
     }
 
+    /// Cuts the power now (every later call fails); `crashImage` tells what the disk kept.
+    public func powerOff() {
+        state.withLock { $0.dead = true }
+    }
+
     /// One of the states a power cut leaves (once the power is off: the state is frozen),
-    /// chosen by `random`: a new disk, its power on, holding it durably.
+    /// chosen by `random`: a new disk, its power on, holding it durably. `cut` fixes how
+    /// the pending changes are chosen (`Cut`); nil draws it too.
     public func crashImage(using random: inout SeededRandom) -> SimulatedDisk {
+        crashImage(using: &random, cut: nil)
+    }
+
+    func crashImage(using random: inout SeededRandom, cut: Cut?) -> SimulatedDisk {
         state.withLock { state in
             precondition(state.dead, "a crash image is taken once the power is off")
-            return Self.crashImage(of: state, ignores: ignores, tracing: tracing, fatTrees: fatTrees, using: &random)
+            return Self.crashImage(of: state, ignores: ignores, tracing: tracing, fatTrees: fatTrees, cut: cut, using: &random)
         }
     }
 

@@ -43,7 +43,8 @@ extension Simulation {
             case .settings(let version): try changeSettings(version)
             case .destinationAdd(let index): try addDestination(journal, index)
             case .destinationRemove(let index): try removeDestination(journal, index)
-            case .cut, .fault, .engine, .engines, .stickEngine, .move: break
+            case .pacedRun(let paced, let batches): try pacedRun(journal, paced: paced, batches: batches)
+            case .cut, .cutAfterFloor, .fault, .engine, .engines, .stickEngine, .move: break
             }
             return nil
         } catch let failure as SimulationFailure {
@@ -151,25 +152,54 @@ extension Simulation {
     }
 
     /// Another destination of the same overland-sync run (`DestinationsRun` sends to every
-    /// destination at once, under one cursor lock): a batch of up to 50 records delivered
-    /// and acknowledged, its cursor moved in its progress record and made durable (the
-    /// floor rewritten) while the engine's own destination is mid-run.
+    /// destination at once, under one cursor lock): a batch delivered and made durable
+    /// (`deliverBatch`) while the engine's own destination is mid-run.
     func besideSync(_ destination: Int) {
         guard let journal, !disk.isDead, (try? journal.pendingMove()) == .some(nil) else { return }
+        // What fails to write here the engine's run meets next (a cut, a fault).
+        let sent = try? deliverBatch(journal, to: destination, durably: true)
+        if besideFailure == nil { besideFailure = sent }
+    }
+
+    /// One run to every destination at once (`Step.pacedRun`): at each batch, `paced`
+    /// moves in its progress record alone, as the MQTT sender does between its pacer's
+    /// ticks, then each other destination's batch is made durable (the floor rewritten);
+    /// `paced` is made durable at the run's end.
+    func pacedRun(_ journal: Journal, paced: Int, batches: Int) throws {
+        guard let lock = try journal.tryLockCursors() else { throw JournalError.io(operation: "cursor lock held", path: journal.path, reason: "", code: 0) }
+        defer { withExtendedLifetime(lock) {} }
+        guard try journal.pendingMove() == nil else { return }
+        for _ in 0..<batches {
+            if let sent = try deliverBatch(journal, to: paced, durably: false) { throw sent }
+            for other in Self.destinations.indices where other != paced {
+                if let sent = try deliverBatch(journal, to: other, durably: true) { throw sent }
+            }
+        }
+        try CursorWrites.makeDurable(journal, CursorName(Self.destinations[paced])!)
+    }
+
+    /// A batch of up to 50 records delivered to `destination` and acknowledged, its cursor
+    /// moved in its progress record (`durably: false`), then, `durably`, made durable (its
+    /// cursor file written, the floor rewritten). Returns a record sent that is on the
+    /// stick (`sentFromBoth`): the cursor moves all the same, as the sender's does.
+    @discardableResult
+    func deliverBatch(_ journal: Journal, to destination: Int, durably: Bool) throws -> SimulationFailure? {
         let name = CursorName(Self.destinations[destination])!
-        guard let next = try? journal.cursor(for: name), let reader = try? journal.records(from: next) else { return }
+        let next = try journal.cursor(for: name)
+        let reader = try journal.records(from: next)
         var ids: [Int] = []
         var end = next
-        while ids.count < Self.maxBatch, let record = try? reader.next() {
+        while ids.count < Self.maxBatch, let record = try reader.next() {
             if let id = Invariants.recordID(record.line) { ids.append(id) }
             end = record.sequence + 1
         }
-        guard !ids.isEmpty else { return }
+        guard !ids.isEmpty else { return nil }
         for id in ids { model.received[destination][id, default: 0] += 1 }
         model.deliveredNow[destination].formUnion(ids)
-        if besideFailure == nil { besideFailure = sentFromBoth(ids, to: destination) }
-        try? CursorWrites.advance(journal, name, to: end, durably: false)
-        try? CursorWrites.makeDurable(journal, name)
+        let sent = sentFromBoth(ids, to: destination)
+        try CursorWrites.advance(journal, name, to: end, durably: false)
+        if durably { try CursorWrites.makeDurable(journal, name) }
+        return sent
     }
 
     /// A record sent from the source that is on the stick (section 12: once a record is in

@@ -14,6 +14,9 @@ public final class Simulation {
     /// tree of the same simulated disk (one power cut reaches both; every pending change of
     /// either persists or not on its own).
     public static let stickPath = "/stick/overland"
+    /// The cursor file a move's pass writes last (in name order: the extra destinations'
+    /// names sort before it), where `nameSyncFails` strikes.
+    static var lastCursorPath: String { journalPath + "/cursors/" + destinations.last! + ".json" }
     /// Every receiver: the source's destinations, then `stick`, the destination of the
     /// machine that syncs the stick's journal.
     public static let receivers = destinations + ["stick"]
@@ -123,7 +126,9 @@ public final class Simulation {
             switch pendingCut {
             case .cut(let change, _)?: disk.cutPower(beforeChange: disk.changes + reach(change, into: step) - 1)
             case .fault(let change, let kind, let count, _)?:
-                disk.injectFault(SimulatedDisk.Fault(kind: kind, at: disk.changes + reach(change, into: step) - 1, count: count, path: "/stick"))
+                disk.injectFault(SimulatedDisk.Fault(kind: kind, at: disk.changes + reach(change, into: step) - 1, count: count,
+                                                     path: kind == .nameSyncFails ? Self.lastCursorPath : "/stick"))
+            case .cutAfterFloor(let write, _)?: disk.cutPower(afterNameOf: Self.journalPath + "/cursor.json", isMadeDurable: write)
             default: break
             }
             let faultsBefore = disk.faultsFired
@@ -142,6 +147,9 @@ public final class Simulation {
             case .cut(_, let image)?:
                 if disk.isDead { coverage.count(cutInside: step) }
                 if let violation = powerCut(image: image, step: index) { return violation }
+            case .cutAfterFloor(_, let image)?:
+                if disk.isDead { coverage.count(cutInside: step) }
+                if let violation = powerCut(image: image, step: index, everyImage: true) { return violation }
             case .fault(_, _, _, let image)? where faulted:
                 coverage.faults += 1
                 if let violation = carryOn(image: image, step: index) { return violation }
@@ -230,12 +238,28 @@ public final class Simulation {
     }
 
     /// Cuts the power (now, if the step did not reach its planned cut), recovers from a
-    /// crash image, and checks the invariants.
-    func powerCut(image seed: UInt64, step: Int) -> Violation? {
+    /// crash image, and checks the invariants. `everyImage`: the images that keep only
+    /// what was durable and that keep everything are recovered and checked first, each
+    /// on a copy of the model, then the one `seed` draws, which the run goes on from.
+    func powerCut(image seed: UInt64, step: Int, everyImage: Bool = false) -> Violation? {
         var random = SeededRandom(seed: seed)
         let inFlight = disk.isDead
-        let image = disk.isDead ? disk.crashImage(using: &random) : disk.cutPowerNow(using: &random)
+        if !inFlight { disk.powerOff() }
         log.append("power cut after \(disk.changes) changes")
+        let dead = disk
+        for (cut, name) in everyImage ? [(SimulatedDisk.Cut.durableOnly, "only what was durable"), (.everything, "everything")] : [] {
+            let saved = model
+            var unused = SeededRandom(seed: seed)
+            if let violation = recover(dead.crashImage(using: &unused, cut: cut), inFlight: inFlight, step: step) {
+                return Violation(step: violation.step, kind: violation.kind, message: "(the crash image keeping \(name)) " + violation.message)
+            }
+            model = saved
+        }
+        return recover(dead.crashImage(using: &random), inFlight: inFlight, step: step)
+    }
+
+    /// Recovers the journals from `image` and checks the invariants.
+    func recover(_ image: SimulatedDisk, inFlight: Bool, step: Int) -> Violation? {
         appender = nil
         journal = nil
         target = nil

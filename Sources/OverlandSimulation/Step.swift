@@ -44,9 +44,19 @@ public enum Step: Sendable, Equatable, CustomStringConvertible {
     case destinationAdd(index: Int)
     /// `overland destination remove` of it, if it is configured.
     case destinationRemove(index: Int)
+    /// One run to every destination at once, `paced` as overland-sync paces an MQTT
+    /// destination (each batch recorded in its progress record alone, `durably: false`,
+    /// the cursor file written at the run's end), each other destination's batch made
+    /// durable at once (the floor rewritten): `batches` rounds of up to 50 records each.
+    case pacedRun(paced: Int, batches: Int)
     /// The power goes off at the `change`-th change of the next step (or after it when it
     /// makes fewer); `image` seeds the choice of crash state.
     case cut(change: Int, image: UInt64)
+    /// The power goes off right after the `write`-th time the next step makes a new floor
+    /// durable (`cursor.json` renamed into place, its directory fsynced), or after the step
+    /// when it makes fewer; every crash image is tried there (`image`'s, only what was
+    /// durable, everything), so that a floor a crash can leave above a cursor is seen.
+    case cutAfterFloor(write: Int, image: UInt64)
     /// A fault the process survives at the `change`-th change of the next step that it
     /// applies to (`SimulatedDisk.Fault`: EIO or ENOSPC on `count` calls in a row, an fsync
     /// that drops its pages, the stick pulled); the process carries on, and the invariants
@@ -87,6 +97,10 @@ public enum Step: Sendable, Equatable, CustomStringConvertible {
         case .settings(let version): "config set device_id sim-\(version)" + (version % 2 == 0 ? " and tracking toggled" : "")
         case .destinationAdd(let index): "destination add \(Simulation.extraDestinations[index])"
         case .destinationRemove(let index): "destination remove \(Simulation.extraDestinations[index])"
+        case .pacedRun(let paced, let batches):
+            "one sync run to every destination at once, \(batches) batches: \(Simulation.destinations[paced]) paced (its progress record alone), "
+                + "the others made durable at each batch"
+        case .cutAfterFloor(let write, let image): "power cut right after the floor's write \(write) in the next step (every crash image; image \(image))"
         case .cut(let change, let image):
             "power cut at change \(change) of the next step, modulo the most changes a step of its kind made so far (image \(image))"
         case .fault(let change, let kind, let count, let image):
@@ -112,7 +126,38 @@ public enum Step: Sendable, Equatable, CustomStringConvertible {
         insertDirectoryFault(into: &steps, using: &directories)
         var configuration = SeededRandom(seed: seed ^ 0x7365_7474_696E_6773)
         insertConfigurationChanges(into: &steps, using: &configuration)
+        var targeted = SeededRandom(seed: seed ^ 0x666C_6F6F_7273)
+        insertFloorCuts(into: &steps, using: &targeted)
         return steps
+    }
+
+    /// Cuts where the floor can pass a cursor a crash takes back, each crash image tried
+    /// (`cutAfterFloor`); one seed in four each, a stream of its own, put in last so that
+    /// the other streams' steps stay as they were:
+    /// - a destination lowered to the journal's start (`destination add --from-start`),
+    ///   then synced paced beside the others (`pacedRun`): a floor raised to its progress
+    ///   record, not durable, passes its cursor file once a cut drops the record;
+    /// - a move whose pass fails the directory fsync after its last cursor's rename
+    ///   (`nameSyncFails`), run again at once: the rerun finds every cursor passed in the
+    ///   cache and raises the floor, which must not pass a name a cut can undo.
+    static func insertFloorCuts(into steps: inout [Step], using random: inout SeededRandom) {
+        var groups: [[Step]] = []
+        if random.chance(0.25) {
+            let paced = Int.random(in: 0..<Simulation.destinations.count, using: &random)
+            let batches = Int.random(in: 2...4, using: &random)
+            groups.append([.log(count: 40, pad: Int.random(in: 0...300, using: &random)), .lowerCursor(destination: paced),
+                           .cutAfterFloor(write: Int.random(in: 1...2, using: &random), image: random.next()),
+                           .pacedRun(paced: paced, batches: batches)])
+        }
+        if random.chance(0.25) {
+            groups.append([.log(count: 30, pad: 250), .seal, .log(count: 1, pad: 1),
+                           .fault(change: 1, kind: .nameSyncFails, count: 1, image: random.next()), .move(seal: false),
+                           .cutAfterFloor(write: 1, image: random.next()), .move(seal: false)])
+        }
+        for group in groups {
+            let places = steps.indices.filter { $0 == 0 || !steps[$0 - 1].isCut } + [steps.count]
+            steps.insert(contentsOf: group, at: places.randomElement(using: &random)!)
+        }
     }
 
     /// 1 to 5 settings or destination changes (`config set`, `destination add`, `remove`),
@@ -184,14 +229,15 @@ public enum Step: Sendable, Equatable, CustomStringConvertible {
         case .settings: "settings"
         case .destinationAdd: "destination add"
         case .destinationRemove: "destination remove"
-        case .cut: "cut"
+        case .pacedRun: "paced run"
+        case .cut, .cutAfterFloor: "cut"
         case .fault: "fault"
         }
     }
 
     var isCut: Bool {
         switch self {
-        case .cut, .fault: true
+        case .cut, .cutAfterFloor, .fault: true
         default: false
         }
     }
