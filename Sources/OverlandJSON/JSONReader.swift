@@ -35,23 +35,18 @@ public struct JSONReader {
     private var depth = 0
     private var expect = Expect.value
 
-    /// Reads `bytes` with `body`; nil when `body` gives nil or the document breaks a rule
-    /// of `JSONParser` (or `limits`, whose `maxDepth` is at most 64).
-    public static func read<T>(
-        _ bytes: some Collection<UInt8>, limits: JSONLimits, _ body: (inout JSONReader) throws(JSONError) -> T?
-    ) -> T? {
+    /// Reads `bytes` with `body`; false when `body` gives false or the document breaks a
+    /// rule of `JSONParser` (or `limits`, whose `maxDepth` is at most 64). Not generic over
+    /// what `body` finds (it keeps that itself), so that a call costs no type metadata.
+    public static func read(
+        _ bytes: ArraySlice<UInt8>, limits: JSONLimits, _ body: (inout JSONReader) throws(JSONError) -> Bool
+    ) -> Bool {
         precondition(limits.maxDepth <= 64, "JSONReader keeps at most 64 levels")
-        guard bytes.count <= limits.maxBytes else { return nil }
-        let result: T?? = bytes.withContiguousStorageIfAvailable { buffer in
-            guard let base = buffer.baseAddress, buffer.count > 0 else { return nil }
+        guard bytes.count <= limits.maxBytes else { return false }
+        return bytes.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress, buffer.count > 0 else { return false }
             var reader = JSONReader(scanner: ByteScanner(base: base, count: buffer.count), limits: limits)
-            return try? body(&reader)
-        }
-        if let result { return result }
-        return Array(bytes).withUnsafeBufferPointer { buffer in
-            guard let base = buffer.baseAddress, buffer.count > 0 else { return nil }
-            var reader = JSONReader(scanner: ByteScanner(base: base, count: buffer.count), limits: limits)
-            return try? body(&reader)
+            return (try? body(&reader)) ?? false
         }
     }
 
@@ -107,13 +102,15 @@ public struct JSONReader {
 
     /// Whether a key or string is `literal` (its escapes decoded).
     public func text(_ text: Text, is literal: StaticString) -> Bool {
-        if text.hasEscapes { return string(text).utf8.elementsEqual(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)) }
-        guard text.end - text.start == literal.utf8CodeUnitCount else { return false }
-        let bytes = literal.utf8Start
-        for offset in 0..<literal.utf8CodeUnitCount where scanner.base[text.start + offset] != bytes[offset] {
-            return false
-        }
-        return true
+        let expected = UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
+        if text.hasEscapes { return string(text).utf8.elementsEqual(expected) }
+        return bytes(text).elementsEqual(expected)
+    }
+
+    /// The bytes of a key or string as they stand in the document (escapes not decoded),
+    /// valid while the document is being read.
+    public func bytes(_ text: Text) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: scanner.base + text.start, count: text.end - text.start)
     }
 
     private mutating func close(_ inObject: Bool) -> Token {

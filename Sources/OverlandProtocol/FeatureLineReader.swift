@@ -5,12 +5,15 @@ extension LocationFeature {
     /// nil when the line is anything but a well-formed location Feature that
     /// `init(json:)` would read: then the caller reads it through the tree, which decides
     /// (and names the error). What it gives is what `init(json:)` gives for the line.
-    static func readingLine(_ line: some Collection<UInt8>) -> LocationFeature? {
-        JSONReader.read(line, limits: OwnTracksMessage.recordLimits) { (reader: inout JSONReader) throws(JSONError) in
+    static func readingLine(_ line: ArraySlice<UInt8>) -> LocationFeature? {
+        var point: LocationFeature?
+        _ = JSONReader.read(line, limits: OwnTracksMessage.recordLimits) { (reader: inout JSONReader) throws(JSONError) in
             var fields = FeatureLineReader()
-            guard try fields.readFeature(&reader) else { return nil }
-            return fields.feature()
+            guard try fields.readFeature(&reader) else { return false }
+            point = fields.feature()
+            return true
         }
+        return point
     }
 }
 
@@ -28,6 +31,20 @@ struct FeatureLineReader {
     static let stringKeys: [StaticString] = [
         "timestamp", "battery_state", "wifi", "device_id", "unique_id", "trip_id", "activity", "significant_change",
     ]
+
+    /// Every property key read, numbers then strings (one lookup per key).
+    static let propertyKeys: [[UInt8]] = (numberKeys + stringKeys + ["pauses", "motion", "action", "type"]).map {
+        Array(UnsafeBufferPointer(start: $0.utf8Start, count: $0.utf8CodeUnitCount))
+    }
+
+    /// The index of `key` in `propertyKeys`, or nil for another key.
+    static func propertyIndex(_ key: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard let first = key.first else { return nil }
+        for (index, name) in propertyKeys.enumerated() where name.count == key.count && name[0] == first {
+            if name.elementsEqual(key) { return index }
+        }
+        return nil
+    }
 
     var numbers = [Double?](repeating: nil, count: numberKeys.count)
     var strings = [String?](repeating: nil, count: stringKeys.count)
@@ -104,34 +121,26 @@ struct FeatureLineReader {
     /// One property's value, stored by its key; false for a value `init(json:)` refuses.
     private mutating func readProperty(_ key: JSONReader.Text, _ reader: inout JSONReader) throws(JSONError) -> Bool {
         let value = try reader.next()
-        if let index = Self.numberKeys.firstIndex(where: { reader.text(key, is: $0) }) {
-            switch value {
-            case .null: numbers[index] = nil
-            case .number(let number): numbers[index] = number
-            default: return false
-            }
-        } else if let index = Self.stringKeys.firstIndex(where: { reader.text(key, is: $0) }) {
-            switch value {
-            case .null: strings[index] = nil
-            case .string(let text): strings[index] = reader.string(text)
-            default: return false
-            }
-        } else if reader.text(key, is: "pauses") {
-            switch value {
-            case .null: pauses = nil
-            case .bool(let flag): pauses = flag
-            default: return false
-            }
-        } else if reader.text(key, is: "motion") {
-            switch value {
-            case .null: motion = nil
-            case .arrayStart: motion = try readMotion(&reader)
-            default: return false
-            }
-        } else if reader.text(key, is: "action") || reader.text(key, is: "type") {
-            return false
-        } else {
+        let found = key.hasEscapes
+            ? Array(reader.string(key).utf8).withUnsafeBufferPointer { Self.propertyIndex($0) }
+            : Self.propertyIndex(reader.bytes(key))
+        guard let found else {
             try reader.skip(value)
+            return true
+        }
+        let numberCount = Self.numberKeys.count, stringCount = Self.stringKeys.count
+        switch (found, value) {
+        case (..<numberCount, .null): numbers[found] = nil
+        case (..<numberCount, .number(let number)): numbers[found] = number
+        case (..<numberCount, _): return false
+        case (..<(numberCount + stringCount), .null): strings[found - numberCount] = nil
+        case (..<(numberCount + stringCount), .string(let text)): strings[found - numberCount] = reader.string(text)
+        case (..<(numberCount + stringCount), _): return false
+        case (numberCount + stringCount, .null): pauses = nil
+        case (numberCount + stringCount, .bool(let flag)): pauses = flag
+        case (numberCount + stringCount + 1, .null): motion = nil
+        case (numberCount + stringCount + 1, .arrayStart): motion = try readMotion(&reader)
+        default: return false  // pauses or motion of another type; `action` or `type`
         }
         return true
     }

@@ -25,7 +25,7 @@ import TestSupport
         tally.lines += 1
         let published = OwnTracksMessage.messages(forRecord: line[...], identity: identity, topic: topic)
         let tree = (try? JSONParser.parse(line, limits: limits)).flatMap { try? LocationFeature(json: $0) }
-        let fast = LocationFeature.readingLine(line)
+        let fast = LocationFeature.readingLine(line[...])
         if fast != nil { tally.fast += 1 }
         let text = String(decoding: line, as: UTF8.self)
         guard let tree else {
