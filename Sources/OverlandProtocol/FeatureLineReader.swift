@@ -4,52 +4,26 @@ extension LocationFeature {
     /// The location Feature of a stored line read without a JSON tree (`JSONReader`), or
     /// nil when the line is anything but a well-formed location Feature that
     /// `init(json:)` would read: then the caller reads it through the tree, which decides
-    /// (and names the error). What it gives is what `init(json:)` gives for the line.
+    /// (and names the error). What it gives is what `init(json:)` gives for the line: both
+    /// read the properties into `FeatureFields`.
     static func readingLine(_ line: ArraySlice<UInt8>) -> LocationFeature? {
         var point: LocationFeature?
         _ = JSONReader.read(line, limits: OwnTracksMessage.recordLimits) { (reader: inout JSONReader) throws(JSONError) in
-            var fields = FeatureLineReader()
-            guard try fields.readFeature(&reader) else { return false }
-            point = fields.feature()
+            var members = FeatureLineReader()
+            guard try members.readFeature(&reader), let (longitude, latitude) = members.coordinates else { return false }
+            point = try? members.fields.feature(longitude: longitude, latitude: latitude)
             return true
         }
         return point
     }
 }
 
-/// The members of a location Feature line as `LocationFeature.init(json:)` reads them:
-/// absent or null is unknown, a repeated property keeps its last value (as the parser's
-/// tree does). Anything it does not expect (a wrong type, a repeated top-level or
-/// geometry member, `action` or `type` in the properties) makes `read` give false.
+/// The members of a location Feature line as `LocationFeature.init(json:)` reads them,
+/// the properties into `FeatureFields`. Anything it does not expect (a repeated top-level
+/// or geometry member, a container where a location has none) makes `readFeature` give
+/// false, and the tree decides.
 struct FeatureLineReader {
-    /// The numeric properties, in the order of `numbers`.
-    static let numberKeys: [StaticString] = [
-        "altitude", "speed", "course", "horizontal_accuracy", "vertical_accuracy", "speed_accuracy",
-        "course_accuracy", "battery_level", "desired_accuracy", "deferred", "locations_in_payload",
-    ]
-    /// The string properties, in the order of `strings`.
-    static let stringKeys: [StaticString] = [
-        "timestamp", "battery_state", "wifi", "device_id", "unique_id", "trip_id", "activity", "significant_change",
-    ]
-
-    /// Every property key read, numbers then strings (one lookup per key).
-    static let propertyKeys: [[UInt8]] = (numberKeys + stringKeys + ["pauses", "motion", "action", "type"]).map {
-        Array(UnsafeBufferPointer(start: $0.utf8Start, count: $0.utf8CodeUnitCount))
-    }
-
-    /// The index of `key` in `propertyKeys`, or nil for another key.
-    static func propertyIndex(_ key: UnsafeBufferPointer<UInt8>) -> Int? {
-        guard let first = key.first else { return nil }
-        for (index, name) in propertyKeys.enumerated() where name.count == key.count && name[0] == first {
-            if name.elementsEqual(key) { return index }
-        }
-        return nil
-    }
-
-    var numbers = [Double?](repeating: nil, count: numberKeys.count)
-    var strings = [String?](repeating: nil, count: stringKeys.count)
-    var pauses: Bool?
-    var motion: [Motion]?
+    var fields = FeatureFields()
     var isFeature = false
     var isPoint = false
     var coordinates: (Double, Double)?
@@ -118,30 +92,25 @@ struct FeatureLineReader {
         return true
     }
 
-    /// One property's value, stored by its key; false for a value `init(json:)` refuses.
+    /// One property's value, kept by its key when a location reads it; false for a
+    /// container where a location has none.
     private mutating func readProperty(_ key: JSONReader.Text, _ reader: inout JSONReader) throws(JSONError) -> Bool {
-        let value = try reader.next()
-        let found = key.hasEscapes
-            ? Array(reader.string(key).utf8).withUnsafeBufferPointer { Self.propertyIndex($0) }
-            : Self.propertyIndex(reader.bytes(key))
-        guard let found else {
-            try reader.skip(value)
+        let token = try reader.next()
+        let known = key.hasEscapes ? FeatureFields.Key.named(reader.string(key)) : FeatureFields.Key.named(reader.bytes(key))
+        guard let known else {
+            try reader.skip(token)
             return true
         }
-        let numberCount = Self.numberKeys.count, stringCount = Self.stringKeys.count
-        switch (found, value) {
-        case (..<numberCount, .null): numbers[found] = nil
-        case (..<numberCount, .number(let number)): numbers[found] = number
-        case (..<numberCount, _): return false
-        case (..<(numberCount + stringCount), .null): strings[found - numberCount] = nil
-        case (..<(numberCount + stringCount), .string(let text)): strings[found - numberCount] = reader.string(text)
-        case (..<(numberCount + stringCount), _): return false
-        case (numberCount + stringCount, .null): pauses = nil
-        case (numberCount + stringCount, .bool(let flag)): pauses = flag
-        case (numberCount + stringCount + 1, .null): motion = nil
-        case (numberCount + stringCount + 1, .arrayStart): motion = try readMotion(&reader)
-        default: return false  // pauses or motion of another type; `action` or `type`
+        let value: FeatureFields.Value
+        switch token {
+        case .null: value = .null
+        case .number(let number): value = .number(number)
+        case .string(let text): value = .string(reader.string(text))
+        case .bool(let flag): value = .bool(flag)
+        case .arrayStart: value = .words(try readMotion(&reader))
+        default: return false
         }
+        fields.set(known, value)
         return true
     }
 
@@ -156,45 +125,5 @@ struct FeatureLineReader {
             }
             try reader.skip(token)
         }
-    }
-
-    /// The feature, or nil for a value `init(json:)` refuses (no timestamp, an integer out
-    /// of range).
-    func feature() -> LocationFeature? {
-        guard let (longitude, latitude) = coordinates, let text = strings[0], let timestamp = ISO8601UTC.parse(text),
-            let altitude = integer(0, unknown: 0), let course = integer(2, unknown: -1),
-            let horizontal = integer(3, unknown: -1), let vertical = integer(4, unknown: -1),
-            let stats = trackingStats()
-        else { return nil }
-        return LocationFeature(
-            longitude: longitude, latitude: latitude, timestamp: timestamp, altitude: altitude,
-            speed: numbers[1] ?? -1, course: course, horizontalAccuracy: horizontal, verticalAccuracy: vertical,
-            speedAccuracy: numbers[5] ?? -1, courseAccuracy: numbers[6] ?? -1, motion: motion ?? [],
-            batteryState: BatteryState(rawValue: strings[1] ?? "") ?? .unknown, batteryLevel: numbers[7] ?? 0,
-            wifi: strings[2] ?? "", deviceID: strings[3] ?? "", uniqueID: strings[4], tripID: strings[5],
-            trackingStats: stats)
-    }
-
-    /// The integer property numbered `index` (rounded), `unknown` when absent; nil when out
-    /// of range.
-    private func integer(_ index: Int, unknown: Int) -> Int? {
-        guard let number = numbers[index] else { return unknown }
-        return CheckedInteger.rounded(number)
-    }
-
-    /// The tracking statistics (`.some(nil)` when none of its members is present); nil when
-    /// one of its integers is out of range.
-    private func trackingStats() -> TrackingStats?? {
-        guard pauses != nil || strings[6] != nil || strings[7] != nil || numbers[8] != nil || numbers[9] != nil
-            || numbers[10] != nil
-        else { return .some(nil) }
-        let defaults = TrackingStats()
-        guard let desired = integer(8, unknown: defaults.desiredAccuracy), let deferred = integer(9, unknown: defaults.deferred),
-            let inPayload = integer(10, unknown: defaults.locationsInPayload)
-        else { return nil }
-        return TrackingStats(
-            pauses: pauses ?? defaults.pauses, activity: strings[6] ?? defaults.activity, desiredAccuracy: desired,
-            deferred: deferred, significantChange: strings[7] ?? defaults.significantChange,
-            locationsInPayload: inPayload)
     }
 }
