@@ -182,9 +182,20 @@ extension Journal {
         // Crash tests kill the process here (OVERLAND_FAULT_POINT=cursor.recorded): the move
         // is on disk, in the progress record or the cursor file.
         defer { FaultPoint.reach("cursor.recorded") }
-        if !durably, let base = try progressBase(for: name, upTo: next) {
-            try writeProgress(ProgressRecord(journalID: id, name: name, base: base, next: next), durably: false)
-            return
+        if !durably {
+            // The record this value wrote last still continues the cursor file (`ProgressMemo`).
+            if let last = progressMemo.record(for: name), last.next <= next {
+                let record = ProgressRecord(journalID: id, name: name, base: last.base, next: next)
+                try overwriteProgress(record)
+                progressMemo.remember(record)
+                return
+            }
+            if let base = try progressBase(for: name, upTo: next) {
+                let record = ProgressRecord(journalID: id, name: name, base: base, next: next)
+                try writeProgress(record, durably: false)
+                progressMemo.remember(record)
+                return
+            }
         }
         var names = try cursorNames()
         if names.isEmpty {
@@ -303,11 +314,13 @@ extension Journal {
     }
 
     func writeFloor(_ next: UInt64) throws(JournalError) {
+        progressMemo.forgetAll()
         try fs.replaceAtomically(cursorPath, with: JournalCursor(journalID: id, next: next).encoded, faultPrefix: "cursor")
     }
 
     /// Writes a reader's cursor file, durably, its progress record settled (`writingCursor`).
     func writeNamedCursor(_ name: CursorName, _ next: UInt64) throws(JournalError) {
+        progressMemo.forgetAll()
         try writingCursor(of: name, at: next) { () throws(JournalError) in
             try fs.makeDirectory(cursorsPath)
             try fs.replaceAtomically(cursorPath(for: name), with: JournalCursor(journalID: id, next: next, name: name.text).encoded,

@@ -54,6 +54,7 @@ extension Journal {
     /// another length, is first created whole and durably (temporary file, fsync, rename,
     /// directory fsync), so that a power cut never leaves a record's name without its bytes.
     func writeProgress(_ record: ProgressRecord, durably: Bool) throws(JournalError) {
+        progressMemo.forgetAll()
         let file = progressPath(for: record.name)
         guard fs.kind(file) == .file, fs.status(file)?.size == ProgressRecord.size else {
             try fs.makeDirectory(statePath)
@@ -61,10 +62,28 @@ extension Journal {
             try fs.replaceAtomically(file, with: record.encoded, faultPrefix: "progress")
             return
         }
-        let fd = try fs.openForWriting(file)
+        try overwriteProgress(record, durably: durably)
+    }
+
+    /// Overwrites the reader's record, a regular file of `ProgressRecord.size` bytes, in
+    /// place; a failure forgets what `progressMemo` held (the file is in doubt).
+    func overwriteProgress(_ record: ProgressRecord, durably: Bool = false) throws(JournalError) {
+        let file = progressPath(for: record.name)
+        let fd: Int32
+        do {
+            fd = try fs.openForWriting(file)
+        } catch {
+            progressMemo.forgetAll()
+            throw error
+        }
         defer { fs.close(fd) }
-        try fs.writeAll(fd, record.encoded, path: file)
-        if durably { try fs.sync(fd, path: file) }
+        do {
+            try fs.writeAll(fd, record.encoded, path: file)
+            if durably { try fs.sync(fd, path: file) }
+        } catch {
+            progressMemo.forgetAll()
+            throw error
+        }
     }
 
     /// Writes a reader's cursor file at `next` (`write`) with its progress record, when it
@@ -101,6 +120,7 @@ extension Journal {
 
     /// Removes the reader's progress record, durably (a reader forgotten).
     func removeProgress(for name: CursorName) throws(JournalError) {
+        progressMemo.forgetAll()
         let file = progressPath(for: name)
         guard fs.kind(file) != .missing else { return }
         try clearProgress(file)

@@ -14,6 +14,8 @@ public final class Journal: @unchecked Sendable {
     /// Where its files are read and written: the POSIX file system, or a simulated disk.
     public let fileSystem: any FileSystem
     var fs: any FileSystem { fileSystem }
+    /// The progress records this value wrote last, one per reader (`ProgressMemo`).
+    let progressMemo = ProgressMemo()
 
     /// The manifest's journal id.
     public var id: JournalID { manifest.journalID }
