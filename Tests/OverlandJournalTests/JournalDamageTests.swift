@@ -309,8 +309,6 @@ import Glibc
     static func checkBombRefused(_ base: Base, intact: [ReadRecord]) throws {
         let journal = try Journal(path: base.directory.journal)
         let peakBefore = peakResidentBytes()
-        let clock = ContinuousClock()
-        let started = clock.now
         let issues = IssueLog()
         #expect(try readAll(journal, onIssue: issues.handler) == intact)
         #expect(issues.of(.damage).count == 1, "\(issues.issues)")
@@ -318,7 +316,6 @@ import Glibc
         _ = try JournalAppender(journal: journal, onIssue: openIssues.handler)
         #expect(openIssues.of(.setAside).count == 1)
         #expect(try readAll(journal) == intact)
-        #expect(clock.now - started < .seconds(5), "the bomb must be refused quickly")
         #expect(peakResidentBytes() - peakBefore < 32 << 20, "memory grew while reading the bomb")
     }
 
