@@ -33,7 +33,8 @@ public struct SyncTiming: Sendable {
     public var wallClock: @Sendable () -> Int64
     /// A number in 0..<1 for the backoff's jitter.
     public var random: @Sendable () -> Double
-    /// Now, monotonic (how often the cursor is made durable: `DurabilityPacer`).
+    /// Now, monotonic (how often the cursor is made durable: `DurabilityPacer`; when a
+    /// run's `maxTime` runs out and how long each request may take to fit it).
     public var monotonicClock: @Sendable () -> ContinuousClock.Instant
 
     public init(backoff: SyncBackoff = SyncBackoff(), wallClock: @escaping @Sendable () -> Int64 = { Journal.currentTime() },

@@ -34,7 +34,8 @@ public final class SyncEngine: Sendable, SyncDestination {
     public let timing: SyncTiming
 
     /// Creates an engine. `wallClock` (Unix seconds), `random` (0..<1, for the backoff's
-    /// jitter) and `monotonicClock` (the cursor's durability pacing) are there for tests.
+    /// jitter) and `monotonicClock` (the cursor's durability pacing, `maxTime`) are there
+    /// for tests.
     public convenience init(
         journal: Journal,
         configuration: SyncConfiguration,
@@ -265,7 +266,7 @@ public final class SyncEngine: Sendable, SyncDestination {
     /// flight: reading and sending overlap, and still only one batch is ever unacknowledged.
     private func send(from builder: BatchBuilder, to receiver: any Receiver, progress: inout Progress,
                       listeners: Listeners) async {
-        let stopAt = configuration.maxTime.map { ContinuousClock.now + .milliseconds(Int64($0 * 1000)) }
+        let stopAt = configuration.maxTime.map { timing.monotonicClock() + .milliseconds(Int64($0 * 1000)) }
         func prefetch() -> Task<Result<Batch?, JournalError>, Never> {
             Task { Result { () throws(JournalError) in try builder.next() } }
         }
@@ -304,7 +305,7 @@ public final class SyncEngine: Sendable, SyncDestination {
             progress.interrupted()
             return true
         }
-        if let stopAt, progress.report.batches > 0, ContinuousClock.now >= stopAt {
+        if let stopAt, progress.report.batches > 0, timing.monotonicClock() >= stopAt {
             progress.report.outcome = .maxTimeReached
             progress.report.message = "stopped after the maximum time; the rest waits for the next run"
             return true
@@ -324,7 +325,7 @@ public final class SyncEngine: Sendable, SyncDestination {
     private func deliver(_ request: SyncRequest, of batch: Batch, to receiver: any Receiver,
                          stopAt: ContinuousClock.Instant?, progress: inout Progress, listeners: Listeners) async -> Bool {
         var timeout = Duration.milliseconds(Int64(configuration.requestTimeout * 1000))
-        if let stopAt { timeout = min(timeout, max(stopAt - ContinuousClock.now, .seconds(1))) }
+        if let stopAt { timeout = min(timeout, max(stopAt - timing.monotonicClock(), .seconds(1))) }
         progress.state.lastAttempt = timing.wallClock()
         let httpReply: HTTPReply
         do {

@@ -3,7 +3,9 @@
 // the next one starts, so a test that kills this process knows what was durable.
 //
 //   journal-torture append DIR COUNT [--commit-every K] [--writer NAME] [--seal]
-//                                    [--segment-bytes B] [--pad BYTES]
+//                                    [--segment-bytes B] [--pad BYTES] [--step S]
+//                                    (--step: after each of the first S commits, waits for
+//                                    a line on stdin, so a test sets the interleaving)
 //   journal-torture read DIR [--from SEQ]        prints "SEQ LINE" per record
 //   journal-torture cursor DIR [--reader NAME]   prints the floor (cursor.json), or a reader's cursor
 //   journal-torture advance DIR SEQ [--reader NAME]  moves the default reader's cursor, or NAME's
@@ -36,6 +38,21 @@ func fail(_ message: String, status: Int32 = 1) -> Never {
 /// Unbuffered, so that a line is out before the next step can be killed.
 func say(_ line: String) { emit(line + "\n", to: 1) }
 
+/// Waits for a line on standard input (a test's go-ahead); false at its end.
+func awaitGoAhead() -> Bool {
+    var byte: UInt8 = 0
+    while true {
+        let got = read(0, &byte, 1)
+        if got == 1 {
+            if byte == UInt8(ascii: "\n") { return true }
+        } else if got < 0 && errno == EINTR {
+            continue
+        } else {
+            return false
+        }
+    }
+}
+
 var arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count >= 2 else { fail("usage: journal-torture COMMAND DIR ...", status: 64) }
 let command = arguments.removeFirst()
@@ -67,6 +84,7 @@ do {
         policy.commitInterval = 1e9
         if let bytes = option("--segment-bytes").flatMap(Int.init) { policy.segmentMaxBytes = bytes }
         let seal = flag("--seal")
+        var steps = Int(option("--step") ?? "0") ?? 0
         guard let count = arguments.first.flatMap(Int.init) else { fail("append needs a COUNT", status: 64) }
         let journal = try Journal(path: directory, create: true, deviceID: "torture")
         let appender = try JournalAppender(journal: journal, policy: policy, onIssue: report)
@@ -77,6 +95,7 @@ do {
                 let committed = appender.pendingRecords
                 try appender.commit()
                 say("committed \(writer) \(index + 1 - committed)..<\(index + 1)")
+                if steps > 0 { steps = awaitGoAhead() ? steps - 1 : 0 }
             }
         }
         if seal { try appender.sealActive() }

@@ -125,8 +125,10 @@ import Glibc
             }
             server.clearRequests()
             answers.withLock { $0.removeAll() }
-            let result = try sandbox.sync.run(SyncCrashTests.syncArguments(sandbox, server) + ["--max-time", "2"],
-                                              environment: SyncCrashTests.environment)
+            // No --max-time: it would cut each request's time-out to what is left of it (at
+            // least 1 s), and a reply slower than that on a loaded machine is a time-out,
+            // not the reply the oracle judged.
+            let result = try sandbox.sync.run(SyncCrashTests.syncArguments(sandbox, server), environment: SyncCrashTests.environment)
             let context = "run \(run)"
             #expect(result.signal == nil && !result.timedOut, "\(context): \(result)")
             #expect([0, 75, 77, 78].contains(result.exitStatus ?? -1), "\(context): \(result)")
@@ -134,7 +136,7 @@ import Glibc
             let given = answers.withLock { Array($0.prefix(requests.count)) }
             replies += requests.count
             // Each request but the last was acknowledged; the last was not, unless the run
-            // ended well (nothing left or --max-time).
+            // ended well (nothing left).
             for (index, answer) in given.enumerated() {
                 let isLast = index == given.count - 1
                 let expected = !isLast || result.exitStatus == 0
@@ -168,27 +170,24 @@ import Glibc
     // MARK: - Fixed hostile servers
 
     static func oneRun(_ behaviour: LocalServer.Behaviour, extra: [String] = [], points: Int = 100)
-        throws -> (ReliabilitySandbox, LocalServer, ToolResult, Duration) {
+        throws -> (ReliabilitySandbox, LocalServer, ToolResult) {
         let sandbox = try SyncCrashTests.prepare(points: points)
         let server = try LocalServer { _, _ in behaviour }
-        let clock = ContinuousClock()
-        let started = clock.now
         let result = try sandbox.sync.run(SyncCrashTests.syncArguments(sandbox, server) + extra, environment: SyncCrashTests.environment)
-        return (sandbox, server, result, clock.now - started)
+        return (sandbox, server, result)
     }
 
     @Test func hugeBody() throws {
         let body = Array(("{\"result\":\"ok\",\"pad\":\"" + String(repeating: "x", count: 4 << 20) + "\"}").utf8)
-        let (sandbox, server, result, elapsed) = try Self.oneRun(.reply(status: 200, body: body))
+        let (sandbox, server, result) = try Self.oneRun(.reply(status: 200, body: body))
         #expect(result.exitStatus == 75 && result.stderrText.contains("larger than"), "\(result)")
-        #expect(elapsed < .seconds(20))
         #expect(try sandbox.cursor() == 0 && server.requests.count == 1)
         Figures.record("hostile input: hostile servers", "a 4 MiB reply", 1)
     }
 
     @Test func deepJSON() throws {
         let body = Array(("{\"result\":\"ok\",\"x\":" + String(repeating: "[", count: 500_000) + "}").utf8)
-        let (sandbox, _, result, _) = try Self.oneRun(.reply(status: 200, body: body))
+        let (sandbox, _, result) = try Self.oneRun(.reply(status: 200, body: body))
         #expect(result.exitStatus == 75 && result.stderrLines.count == 1, "\(result)")
         #expect(try sandbox.cursor() == 0)
         Figures.record("hostile input: hostile servers", "JSON nested 500,000 deep", 1)
@@ -199,7 +198,7 @@ import Glibc
     @Test func wrongTypesInSet() throws {
         let body = #"{"result":"ok","set":{"batch_size":"lots","send_interval":[],"min_time":{"a":1},"tracking_enabled":"yes","#
             + #""endpoint":"http://evil.example/","token":"stolen","ca_file":"/tmp/evil.pem","journal":"/etc","no_such_key":1}}"#
-        let (sandbox, _, result, _) = try Self.oneRun(LocalServer.text(200, body))
+        let (sandbox, _, result) = try Self.oneRun(LocalServer.text(200, body))
         #expect(result.succeeded, "\(result)")
         for key in ["batch_size", "send_interval", "min_time", "tracking_enabled", "endpoint", "token", "ca_file", "no_such_key"] {
             #expect(result.stderrText.contains(key), "no warning names \(key): \(result.stderrText)")
@@ -220,7 +219,7 @@ import Glibc
     @Test(arguments: [301, 302, 307, 308])
     func redirectToAnotherHost(status: Int) throws {
         let elsewhere = try LocalServer(host: "127.0.0.2")
-        let (sandbox, server, result, _) = try Self.oneRun(.reply(status: status, body: [], headers: [("Location", elsewhere.url + "?token=leaked")]))
+        let (sandbox, server, result) = try Self.oneRun(.reply(status: status, body: [], headers: [("Location", elsewhere.url + "?token=leaked")]))
         #expect(result.exitStatus == 78 && result.stderrText.contains("redirected to '\(elsewhere.url)?"), "\(result)")
         #expect(result.stderrLines.count == 1 && !result.stderrText.contains("leaked"), "\(result)")
         #expect(server.requests.count == 1 && elsewhere.requests.isEmpty, "followed to \(elsewhere.requests.count) requests")
@@ -229,10 +228,11 @@ import Glibc
     }
 
     @Test func silenceAndClosedConnections() throws {
-        let (first, _, hung, elapsed) = try Self.oneRun(.hang, extra: ["--max-time", "1"])
-        #expect(hung.exitStatus == 75 && elapsed < .seconds(15), "\(hung) after \(elapsed)")
+        // --max-time cut the request's time-out from 60 s to 1 s: the line says which.
+        let (first, _, hung) = try Self.oneRun(.hang, extra: ["--max-time", "1"])
+        #expect(hung.exitStatus == 75 && hung.stderrLines.count == 1 && hung.stderrText.contains("no complete reply within 1 s"), "\(hung)")
         #expect(try first.cursor() == 0)
-        let (second, _, closed, _) = try Self.oneRun(.close)
+        let (second, _, closed) = try Self.oneRun(.close)
         #expect(closed.exitStatus == 75 && closed.stderrLines.count == 1, "\(closed)")
         #expect(try second.cursor() == 0)
         Figures.record("hostile input: hostile servers", "silent server, connection closed without a reply", 2)

@@ -74,10 +74,11 @@ struct SecurityGPSDReconnectTests {
         #expect(result.termination == .exited(0), "\(result)")
         try #require(times.count >= 4, "connections: \(times.count); \(result.stderrText)")
         let gaps = zip(times.dropFirst(), times).map { later, earlier in later - earlier }
-        for (index, gap) in gaps.prefix(3).enumerated() {
-            // Lower bounds only: a loaded machine makes the gaps longer, never shorter.
-            #expect(gap >= .milliseconds(Int64(500 * (1 << index) * 9 / 10)), "gap \(index): \(gaps)")
-        }
+        // The schedule itself (0.5, 1, 2 s) is proven on a fake clock (ReconnectBackoffTests).
+        // Here a safety net against hammering: the times are stamped at accept(), so a gap
+        // is shortened by as much as the accept before it came late; only the three gaps'
+        // sum is bounded, far below its 3.5 s (before the fix: milliseconds).
+        #expect(times[3] - times[0] >= .seconds(1), "gaps: \(gaps)")
         // Before the fix: thousands of connections and two lines each.
         #expect(server.connections.count <= 6, "\(server.connections.count) connections")
         let about = result.stderrLines.filter { $0.contains("gpsd at 127.0.0.1:\(server.port):") }

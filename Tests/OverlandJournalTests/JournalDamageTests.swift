@@ -300,17 +300,12 @@ import Glibc
         return (base, expected(written).filter { !(4..<8).contains($0.sequence) })
     }
 
-    static func peakResidentBytes() -> Int {
-        var usage = rusage()
-        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-        return usage.ru_maxrss * 1024
-    }
-
+    /// The bomb's member is skipped as damage and set aside on open; the intact records
+    /// come out. Its memory is measured in a child process (HostileJournalTests.gzipBomb,
+    /// each command's own peak resident set): this process's high-water mark is shared with
+    /// every test running beside it.
     static func checkBombRefused(_ base: Base, intact: [ReadRecord]) throws {
         let journal = try Journal(path: base.directory.journal)
-        let peakBefore = peakResidentBytes()
-        let clock = ContinuousClock()
-        let started = clock.now
         let issues = IssueLog()
         #expect(try readAll(journal, onIssue: issues.handler) == intact)
         #expect(issues.of(.damage).count == 1, "\(issues.issues)")
@@ -318,18 +313,14 @@ import Glibc
         _ = try JournalAppender(journal: journal, onIssue: openIssues.handler)
         #expect(openIssues.of(.setAside).count == 1)
         #expect(try readAll(journal) == intact)
-        #expect(clock.now - started < .seconds(5), "the bomb must be refused quickly")
-        #expect(peakResidentBytes() - peakBefore < 32 << 20, "memory grew while reading the bomb")
     }
 
     /// The header and ISIZE claim 48 bytes; the deflate data holds 64 MiB of zeros.
     @Test func gzipBombWithASmallISIZE() throws {
-        let zeros = [UInt8](repeating: 0, count: 64 << 20)
-        let deflated = zeros.withUnsafeBytes { Deflate.compress($0, level: 9) }
+        let deflated = [UInt8](repeating: 0, count: 64 << 20).withUnsafeBytes { Deflate.compress($0, level: 9) }
         #expect(deflated.count < 2 << 20)
         let (base, intact) = try Self.segmentWithBomb(deflate: deflated, crc: 0, isize: 48)
-        // Keep the zeros alive: the peak resident size then only grows if the reader inflates.
-        try withExtendedLifetime(zeros) { try Self.checkBombRefused(base, intact: intact) }
+        try Self.checkBombRefused(base, intact: intact)
     }
 
     /// Valid JSON lines over 1 MiB, honestly announced: still refused, as the limit says.

@@ -31,7 +31,7 @@ struct NumberFuzzTests {
     func gpsdReports() throws {
         var random = SplitMix(state: FuzzBudget.seed(0x21_0001))
         var points = 0
-        let rounds = try FuzzBudget.run(20_000, seconds: 3) { _ in
+        let rounds = try FuzzBudget.run(20_000, seconds: 3, minimum: 1_000) { _ in
             var report = #"{"class":"TPV","mode":3,"time":"2026-02-25T06:13:20.123Z","lat":45.49,"lon":-77.69"#
             for _ in 0..<Int.random(in: 1...8, using: &random) {
                 let member = Self.tpvMembers.randomElement(using: &random) ?? "speed"
@@ -55,7 +55,7 @@ struct NumberFuzzTests {
         let keys = ["altitude", "speed", "course", "horizontal_accuracy", "vertical_accuracy", "speed_accuracy", "course_accuracy",
                     "battery_level", "desired_accuracy", "deferred", "locations_in_payload"]
         var decoded = 0
-        let rounds = FuzzBudget.run(20_000, seconds: 3) { _ in
+        let rounds = FuzzBudget.run(20_000, seconds: 3, minimum: 1_000) { _ in
             func number() -> String { Self.numbers.randomElement(using: &random) ?? "0" }
             var line = #"{"type":"Feature","geometry":{"type":"Point","coordinates":["# + number() + "," + number()
             line += #"]},"properties":{"timestamp":"2026-02-25T06:13:20Z""#

@@ -8,14 +8,6 @@ import Testing
 /// The cursor's durability by time, not by batch (issue 25): the pacer on an injected
 /// monotonic clock, and the engine replacing the cursor after every acknowledgement.
 @Suite struct DurabilityPacerTests {
-    /// A monotonic clock a test moves by hand.
-    final class ManualClock: Sendable {
-        private let offset = Locked(Duration.zero)
-        private let origin = ContinuousClock.now
-        var now: ContinuousClock.Instant { origin + offset.current }
-        func advance(_ delta: Duration) { offset.withLock { $0 += delta } }
-    }
-
     @Test func durableAtMostOnceAnIntervalAndPendingUntilThen() {
         let clock = ManualClock()
         var pacer = DurabilityPacer(interval: .seconds(1), now: { clock.now })
@@ -58,12 +50,10 @@ import Testing
     /// only at the end of the run.
     @Test func theCursorIsRecordedAfterEveryAcknowledgement() async throws {
         let fixture = try JournalFixture(points: 400)
-        var configuration = SyncConfiguration(endpoint: "http://127.0.0.1:9/in", token: "secret-token", deviceID: "van")
-        configuration.sendIntervalSeconds = 0
-        configuration.batchSize = 50
+        let configuration = SyncConfiguration.fake()
         let seen = Locked<[UInt64]>([])
         let files = Locked<[UInt64]>([])
-        let transport = CursorWatchingTransport {
+        let transport = CursorWatchingTransport { _ in
             seen.withLock { $0.append((try? fixture.journal.cursor(for: .default)) ?? .max) }
             files.withLock { $0.append((try? fixture.journal.cursor()) ?? .max) }
         }
@@ -78,11 +68,11 @@ import Testing
     }
 }
 
-/// Answers every request `{"result":"ok"}` after calling `onRequest`.
+/// Answers every request `{"result":"ok"}` after calling `onRequest` with its time-out.
 struct CursorWatchingTransport: Transport {
-    let onRequest: @Sendable () -> Void
+    let onRequest: @Sendable (Duration) -> Void
     func send(_ request: SyncRequest, timeout: Duration) async throws -> HTTPReply {
-        onRequest()
+        onRequest(timeout)
         return HTTPReply(status: 200, headers: [SyncRequest.Header("Content-Type", "application/json")], body: Array(#"{"result":"ok"}"#.utf8))
     }
 }

@@ -76,7 +76,24 @@ final class TestClock: Sendable {
     func advance(_ delta: Int64) { seconds.withLock { $0 += delta } }
 }
 
+/// A monotonic clock a test moves by hand.
+final class ManualClock: Sendable {
+    private let offset = Locked(Duration.zero)
+    private let origin = ContinuousClock.now
+    var now: ContinuousClock.Instant { origin + offset.current }
+    func advance(_ delta: Duration) { offset.withLock { $0 += delta } }
+}
+
 extension SyncConfiguration {
+    /// A configuration for a fake transport (nothing listens at its endpoint) that sends
+    /// at every run, 50 points a batch.
+    static func fake() -> SyncConfiguration {
+        var configuration = SyncConfiguration(endpoint: "http://127.0.0.1:9/in", token: "secret-token", deviceID: "van")
+        configuration.sendIntervalSeconds = 0
+        configuration.batchSize = 50
+        return configuration
+    }
+
     /// A configuration for `server` that sends at every run.
     static func test(_ server: LocalServer, path: String = "/overland", token: String? = "secret-token") -> SyncConfiguration {
         var configuration = SyncConfiguration(endpoint: server.baseURL + path, token: token, deviceID: "van")
@@ -106,4 +123,42 @@ func sync(
                                 wallClock: { clock.now }, random: { 0.5 })
         return await engine.run(sendNow: sendNow, onProgress: onProgress, onSet: onSet)
     }
+}
+
+/// Holds every request until the test opens the gate, then answers `{"result":"ok"}`: a
+/// run that stays inside its request for as long as the test needs, whatever the load.
+final class GatedTransport: Transport {
+    private let gate = Locked<(open: Bool, held: [CheckedContinuation<Void, Never>], requests: Int)>((false, [], 0))
+    private let arrival = AsyncStream<Void>.makeStream()
+    /// One element as each request arrives; it ends at `endArrivals`.
+    var arrivals: AsyncStream<Void> { arrival.stream }
+    /// How many requests arrived.
+    var requests: Int { gate.current.requests }
+
+    func send(_ request: SyncRequest, timeout: Duration) async throws -> HTTPReply {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let goNow = gate.withLock { state -> Bool in
+                state.requests += 1
+                if state.open { return true }
+                state.held.append(continuation)
+                return false
+            }
+            arrival.continuation.yield()
+            if goNow { continuation.resume() }
+        }
+        return HTTPReply(status: 200, headers: [SyncRequest.Header("Content-Type", "application/json")], body: Array(#"{"result":"ok"}"#.utf8))
+    }
+
+    /// Lets every held request and every later one through.
+    func open() {
+        let held = gate.withLock { state in
+            state.open = true
+            defer { state.held.removeAll() }
+            return state.held
+        }
+        for continuation in held { continuation.resume() }
+    }
+
+    /// Ends `arrivals` (the run is over: no request will come).
+    func endArrivals() { arrival.continuation.finish() }
 }

@@ -389,19 +389,36 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
 
     // MARK: - Lock, schedule, backoff
 
+    /// The first run is held inside its request (the transport's gate) until the second
+    /// has returned: the lock, not the reply's speed, decides. The second run's transport
+    /// answers at once, so a second run let through would deliver, not hang.
     @Test func aSecondRunOnTheSameJournalExitsAtOnce() async throws {
-        let server = try LocalServer { _, _ in .text(200, #"{"result":"ok"}"#, delay: .milliseconds(600)) }
-        defer { server.stop() }
         let fixture = try JournalFixture(points: 2)
-        let configuration = SyncConfiguration.test(server)
-        async let first = sync(fixture, configuration)
-        // Wait until the first run is inside its request.
-        let deadline = ContinuousClock.now + .seconds(hangGuardSeconds)
-        while server.requests.isEmpty && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        let second = try await sync(fixture, configuration)
+        let configuration = SyncConfiguration.fake()
+        let gated = GatedTransport()
+        let sentBySecond = Locked(0)
+        let immediate = CursorWatchingTransport { _ in sentBySecond.withLock { $0 += 1 } }
+        let engine: @Sendable (any Transport) -> SyncEngine = { transport in
+            SyncEngine(journal: fixture.journal, configuration: configuration, transport: transport,
+                       wallClock: { 1_800_000_000 }, random: { 0.5 })
+        }
+        let first = Task {
+            let report = await engine(gated).run(sendNow: true)
+            gated.endArrivals()
+            return report
+        }
+        var arrivals = gated.arrivals.makeAsyncIterator()
+        if await arrivals.next() == nil {
+            let report = await first.value
+            Issue.record("the first run never sent: \(report)")
+        }
+        let second = await engine(immediate).run(sendNow: true)
+        gated.open()
         #expect(second.outcome == .alreadyRunning)
-        #expect(try await first.outcome == .delivered)
-        #expect(server.requests.count == 1)
+        #expect(sentBySecond.current == 0)
+        let firstReport = await first.value
+        #expect(firstReport.outcome == .delivered)
+        #expect(gated.requests == 1)
         #expect(fixture.cursor == 2)
     }
 
@@ -530,17 +547,27 @@ func expectSame(_ actual: [UInt8], _ expected: [UInt8], _ what: String = "body",
         #expect(try await sync(fixture, configuration, sendNow: true).outcome == .delivered)
     }
 
+    /// Each request takes 700 ms of an injected monotonic clock against a maximum of 2 s:
+    /// batches start at 0, 0.7 and 1.4 s, the fourth would start at 2.1 s and waits for the
+    /// next run; each request's time-out is cut to what is left, never under 1 s.
     @Test func maxTimeStopsBetweenBatches() async throws {
-        let server = try LocalServer { _, _ in .text(200, #"{"result":"ok"}"#, delay: .milliseconds(300)) }
-        defer { server.stop() }
         let fixture = try JournalFixture(points: 500)
-        var configuration = SyncConfiguration.test(server)
-        configuration.maxTime = 0.5
-        let report = try await sync(fixture, configuration)
-        #expect(report.outcome == .maxTimeReached)
-        #expect((1...3).contains(report.batches))
-        #expect(fixture.cursor == UInt64(report.batches * 50))
-        #expect(report.backlog == 500 - fixture.cursor)
+        var configuration = SyncConfiguration.fake()
+        configuration.maxTime = 2
+        let clock = ManualClock()
+        let timeouts = Locked<[Duration]>([])
+        let transport = CursorWatchingTransport { timeout in
+            timeouts.withLock { $0.append(timeout) }
+            clock.advance(.milliseconds(700))
+        }
+        let engine = SyncEngine(journal: fixture.journal, configuration: configuration, transport: transport,
+                                wallClock: { 1_800_000_000 }, random: { 0.5 }, monotonicClock: { clock.now })
+        let report = await engine.run(sendNow: true)
+        #expect(report.outcome == .maxTimeReached, "\(report)")
+        #expect(report.batches == 3)
+        #expect(timeouts.current == [.seconds(2), .milliseconds(1300), .seconds(1)])
+        #expect(fixture.cursor == 150)
+        #expect(report.backlog == 350)
     }
 
     // MARK: - Dry run, configuration

@@ -10,11 +10,13 @@ public enum FuzzBudget {
     }
     /// Seconds a time-bounded fuzz test runs at scale 1.
     public static var seconds: Double { 1 }
-    /// Runs `body(index)` `count × scale` times, stopping early after `seconds × scale`.
-    public static func run(_ count: Int, seconds: Double, _ body: (Int) throws -> Void) rethrows -> Int {
+    /// Runs `body(index)` `count × scale` times, stopping early after `seconds × scale` but
+    /// never before `minimum` rounds: what a test expects of its first `minimum` rounds
+    /// (seeded) holds on a machine of any speed.
+    public static func run(_ count: Int, seconds: Double, minimum: Int = 0, _ body: (Int) throws -> Void) rethrows -> Int {
         let deadline = Date().addingTimeInterval(seconds * Double(scale))
         var done = 0
-        while done < count * scale && Date() < deadline {
+        while done < count * scale && (done < minimum || Date() < deadline) {
             try body(done)
             done += 1
         }
