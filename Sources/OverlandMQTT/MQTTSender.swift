@@ -271,7 +271,7 @@ public final class MQTTSender: SyncDestination {
         let requestTimeout = Duration.milliseconds(Int64(destination.requestTimeout * 1000))
         var recorded = try cursor.read(journal)
         let reader = try journal.records(from: recorded, onIssue: onIssue)
-        var window = InFlight(handledUpTo: recorded)
+        var window = MQTTInFlight(handledUpTo: recorded)
         var source = Source()
         var failure: Error?
         var pacer = DurabilityPacer()
@@ -325,7 +325,7 @@ public final class MQTTSender: SyncDestination {
 
     /// Publishes records while the window has room, until the journal ends or the run's
     /// time is up (`report` then says `.maxTimeReached`).
-    private func publish(from reader: JournalReader, to client: MQTTClient, into window: inout InFlight,
+    private func publish(from reader: JournalReader, to client: MQTTClient, into window: inout MQTTInFlight,
                          source: inout Source, report: inout SyncReport, stopAt: ContinuousClock.Instant?) throws {
         let limit = min(destination.inFlightWindow, client.receiveMaximum ?? Int.max)
         while !source.isDone, window.unrecorded < limit {
@@ -350,7 +350,7 @@ public final class MQTTSender: SyncDestination {
     /// Lets the client work for up to 100 ms and takes the broker's acknowledgements into
     /// `window`; the error that ends the drain, if any (what was acknowledged before a
     /// lost connection still counts).
-    private func exchange(with client: MQTTClient, _ window: inout InFlight) -> Error? {
+    private func exchange(with client: MQTTClient, _ window: inout MQTTInFlight) -> Error? {
         var failure: Error?
         do { try client.step(timeoutMilliseconds: 100) } catch { failure = error }
         for acknowledgement in client.takeAcknowledgements() {
@@ -360,76 +360,6 @@ public final class MQTTSender: SyncDestination {
             window.acknowledge(acknowledgement.mid)
         }
         return failure
-    }
-
-    /// The messages published (or records with none) that the cursor has not passed yet,
-    /// oldest first.
-    private struct InFlight {
-        /// A published message (or a record with none) the cursor has not passed yet.
-        struct Pending {
-            /// The message id, nil for a record with nothing to publish.
-            var mid: Int32?
-            /// The cursor once this entry is acknowledged: set on a record's last message (a
-            /// visit's transition and nothing else: one message per record today), nil before.
-            var next: UInt64?
-            var acknowledged: Bool
-        }
-
-        var pending: [Pending] = []
-        /// The oldest entry not yet passed by the cursor.
-        var head = 0
-        /// The first entry the cursor on disk has not passed: the window counts from there
-        /// (entries published or passed over, acknowledged or not, that a crash would
-        /// publish again).
-        var recordedHead = 0
-        var indexOfMid: [Int32: Int] = [:]
-        var publishedAt: [Int: ContinuousClock.Instant] = [:]
-        /// The cursor once everything acknowledged so far is passed.
-        var handledUpTo: UInt64
-
-        init(handledUpTo: UInt64) { self.handledUpTo = handledUpTo }
-
-        var isEmpty: Bool { head == pending.count }
-        var waiting: Int { pending.count - head }
-        var unrecorded: Int { pending.count - recordedHead }
-        var oldestPublishedAt: ContinuousClock.Instant? { head < pending.count ? publishedAt[head] : nil }
-
-        func isInFlight(_ mid: Int32) -> Bool { indexOfMid[mid] != nil }
-
-        mutating func passOver(next: UInt64) {
-            pending.append(Pending(mid: nil, next: next, acknowledged: true))
-        }
-
-        mutating func published(mid: Int32, next: UInt64?) {
-            indexOfMid[mid] = pending.count
-            publishedAt[pending.count] = ContinuousClock.now
-            pending.append(Pending(mid: mid, next: next, acknowledged: false))
-        }
-
-        mutating func acknowledge(_ mid: Int32) {
-            guard let index = indexOfMid.removeValue(forKey: mid) else { return }
-            pending[index].acknowledged = true
-            publishedAt[index] = nil
-        }
-
-        /// Passes the acknowledged entries at the head, counting their records on `report`;
-        /// forgets them all once none waits and many have gone.
-        mutating func advance(_ report: inout SyncReport) {
-            while head < pending.count, pending[head].acknowledged {
-                if let next = pending[head].next {
-                    if pending[head].mid != nil { report.sentRecords += 1 } else { report.notCarriedRecords += 1 }
-                    handledUpTo = next
-                }
-                head += 1
-            }
-            if head == pending.count, head > 4096 {
-                recordedHead -= head
-                pending.removeAll(keepingCapacity: true)
-                publishedAt.removeAll(keepingCapacity: true)
-                indexOfMid.removeAll(keepingCapacity: true)
-                head = 0
-            }
-        }
     }
 
     // MARK: - Read-back
