@@ -183,16 +183,13 @@ extension Journal {
         // is on disk, in the progress record or the cursor file.
         defer { FaultPoint.reach("cursor.recorded") }
         if !durably {
-            // The record this value wrote last still continues the cursor file (`ProgressMemo`).
-            if let last = progressMemo.record(for: name), last.next <= next {
-                let record = ProgressRecord(journalID: id, name: name, base: last.base, next: next)
-                try overwriteProgress(record)
-                progressMemo.remember(record)
-                return
-            }
-            if let base = try progressBase(for: name, upTo: next) {
+            // The record this value wrote last still continues the cursor file (`ProgressMemo`):
+            // overwritten in place, without reading the files again for its base.
+            let last = progressMemo.record(for: name).flatMap { $0.next <= next ? $0 : nil }
+            let base: UInt64? = if let last { last.base } else { try progressBase(for: name, upTo: next) }
+            if let base {
                 let record = ProgressRecord(journalID: id, name: name, base: base, next: next)
-                try writeProgress(record, durably: false)
+                if last != nil { try overwriteProgress(record) } else { try writeProgress(record, durably: false) }
                 progressMemo.remember(record)
                 return
             }

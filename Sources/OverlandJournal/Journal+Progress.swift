@@ -69,15 +69,9 @@ extension Journal {
     /// place; a failure forgets what `progressMemo` held (the file is in doubt).
     func overwriteProgress(_ record: ProgressRecord, durably: Bool = false) throws(JournalError) {
         let file = progressPath(for: record.name)
-        let fd: Int32
         do {
-            fd = try fs.openForWriting(file)
-        } catch {
-            progressMemo.forgetAll()
-            throw error
-        }
-        defer { fs.close(fd) }
-        do {
+            let fd = try fs.openForWriting(file)
+            defer { fs.close(fd) }
             try fs.writeAll(fd, record.encoded, path: file)
             if durably { try fs.sync(fd, path: file) }
         } catch {
